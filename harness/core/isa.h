@@ -1,0 +1,50 @@
+// x86 instruction-set levels nkbench targets, and what the host CPU offers.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nkbench {
+
+// Ordered: each level implies the ones before it.
+enum class Isa { Avx2, Avx512, Avx512Bf16, Amx };
+
+std::string_view toString(Isa isa);
+std::optional<Isa> parseIsa(std::string_view text);  // "avx2", "avx512", "avx512-bf16", "amx"
+
+// Feature bits read from CPUID and XGETBV: a level counts as present only when
+// the CPU has it AND the OS saves its register state.
+struct CpuFeatures {
+  std::string vendor;
+  std::string brand;
+  bool fma = false;
+  bool avx2 = false;
+  bool avx512f = false;
+  bool avx512bw = false;
+  bool avx512dq = false;
+  bool avx512vl = false;
+  bool avx512_bf16 = false;
+  bool avx512_vnni = false;
+  bool amx_tile = false;
+  bool amx_bf16 = false;
+  bool os_ymm_state = false;  // XCR0 saves YMM
+  bool os_zmm_state = false;  // XCR0 saves opmask/ZMM
+  bool os_tile_state = false; // XCR0 can hold AMX tile data (permission still needed)
+
+  bool has(Isa isa) const;
+  std::vector<std::string> flagNames() const;  // e.g. {"avx2", "fma", "avx512f", ...}
+};
+
+CpuFeatures detectCpuFeatures();
+
+// Highest level the features allow, or nullopt when even AVX2+FMA is missing.
+std::optional<Isa> bestIsa(const CpuFeatures& features);
+
+// The level a run uses: `requested` (nullopt = auto, i.e. best) capped to the host.
+// Returns nullopt and sets `error` when the host lacks what was requested.
+std::optional<Isa> resolveIsa(std::optional<Isa> requested, const CpuFeatures& features,
+                              std::string* error);
+
+}  // namespace nkbench

@@ -1,0 +1,43 @@
+// The vocabulary every part of nkbench shares: what one benchmark case computes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace nkbench {
+
+enum class OpKind { Gemm, Brgemm };
+enum class DType { F32 };
+
+std::string_view toString(OpKind kind);
+std::string_view toString(DType dtype);
+std::optional<OpKind> parseOpKind(std::string_view text);
+std::optional<DType> parseDType(std::string_view text);
+
+// One matmul problem. All operands are row-major and densely packed:
+//   A: batch x M x K   (batch stride M*K)
+//   B: batch x K x N   (batch stride K*N)
+//   C: M x N
+// brgemm: C = beta*C + sum_b A_b * B_b, with beta = 1 when `accumulate`, else 0.
+// gemm:   the same with batch == 1 (each backend may pack A/B into its own layout).
+struct Problem {
+  OpKind kind = OpKind::Brgemm;
+  DType dtype = DType::F32;
+  std::int64_t m = 1;
+  std::int64_t n = 1;
+  std::int64_t k = 1;
+  std::int64_t batch = 1;
+  bool accumulate = false;
+
+  double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }
+  std::int64_t reductionLength() const { return k * batch; }
+  std::int64_t aElements() const { return batch * m * k; }
+  std::int64_t bElements() const { return batch * k * n; }
+  std::int64_t cElements() const { return m * n; }
+  // "brgemm f32 64x64x64 b32 beta=1", for messages.
+  std::string describe() const;
+};
+
+}  // namespace nkbench

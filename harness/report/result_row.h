@@ -1,0 +1,59 @@
+// One row of results: one (case, backend) pair of a run.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/core/problem.h"
+#include "reference/compare.h"
+
+namespace nkbench {
+
+struct ResultRow {
+  std::string suite;
+  std::string case_id;
+  Problem problem;
+  std::string isa;
+  std::string backend;
+  int threads = 1;
+  std::string register_block;
+  std::string implementation;
+  std::string nanokernel;
+  int repetitions = 0;
+  double median_gflops = 0.0;
+  double best_gflops = 0.0;
+  double median_ms = 0.0;
+  double best_ms = 0.0;
+  double stddev_ms = 0.0;
+  double peak_fraction = 0.0;             // median GFLOPS / measured peak of the run's ISA
+  std::optional<double> ratio_to_libxsmm;  // median GFLOPS / libxsmm's median GFLOPS, same run
+  double compile_ms = 0.0;                 // compile + JIT, dispatch, or primitive creation
+  double pack_ms = 0.0;                    // operand packing + unpacking of C, per call
+  VerifyStatus status = VerifyStatus::Skipped;
+  double max_error = 0.0;
+  std::string note;                        // skip reason, error, or verification detail
+
+  bool timed() const { return status == VerifyStatus::Passed; }
+};
+
+// Host and run description written beside the rows.
+struct RunMetadata {
+  std::string cpu_model;
+  std::vector<std::string> isa_flags;
+  double measured_clock_ghz = 0.0;
+  double peak_gflops = 0.0;  // fp32 FMA peak of the run's ISA, one core
+  std::string isa;
+  std::string compiler;
+  std::map<std::string, std::string> library_versions;
+  std::string git_commit;
+  std::string date;          // ISO 8601, UTC
+  std::string command_line;
+  std::string hostname;
+  int threads = 1;
+  std::string fill;
+};
+
+}  // namespace nkbench

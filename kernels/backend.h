@@ -1,0 +1,61 @@
+// The interface every backend (mlir, libxsmm, onednn, eigen, ...) implements.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "harness/core/isa.h"
+#include "harness/core/problem.h"
+
+namespace nkbench {
+
+// Host operands in the layout documented in problem.h. `c` holds the initial C
+// (for accumulate) and receives the result.
+struct Operands {
+  const float* a = nullptr;
+  const float* b = nullptr;
+  float* c = nullptr;
+};
+
+// What a prepared kernel is made of, for the report.
+struct KernelInfo {
+  std::string implementation;  // e.g. "libxsmm brgemm (cpx)", "brg:avx512_core", "mlir jit znver4"
+  std::string register_block;  // "8x32" etc.; empty where the library does not say
+  std::string nanokernel;      // structural evidence of nanokernel composition (mlir only)
+  std::string packing;         // e.g. "A,B -> 64x64x64 blocks"; empty when operands are used in place
+};
+
+// One compiled/dispatched kernel bound to its operands.
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // Layout transforms of A and B into the backend's own layout (timed apart as pack_ms).
+  virtual void pack() {}
+  // The computation that is timed. Reads the (packed) operands, writes C (or a blocked C).
+  virtual void compute() = 0;
+  // Brings a blocked C back to the row-major C of Operands (counted in pack_ms).
+  virtual void unpack() {}
+  virtual const KernelInfo& info() const = 0;
+};
+
+// Everything a backend is told about the run it takes part in.
+struct BackendConfig {
+  Isa isa = Isa::Avx2;      // the cap every backend honours in this run
+  CpuFeatures host;         // what the CPU really has
+  int threads = 1;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual std::string version() const = 0;
+  // nullopt when this backend can run `problem` in this run; otherwise why it is skipped.
+  virtual std::optional<std::string> unsupportedReason(const Problem& problem) const = 0;
+  // Compiles / dispatches / creates the primitive for `problem` on `operands`.
+  // Throws nkbench::Error with a one-line message on failure.
+  virtual std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) = 0;
+};
+
+}  // namespace nkbench

@@ -1,0 +1,52 @@
+// GEMM as a sequence of BRGEMM calls over blocked operands, as tpp-mlir runs it:
+// A -> [Mb][Kb][bm][bk], B -> [Nb][Kb][bk][bn], and each C block [bm][bn] is one
+// BRGEMM with batch Kb. Padding makes every block full, so the block kernel never
+// sees a remainder; the padding is dropped when C is unpacked.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "harness/core/problem.h"
+#include "reference/packing.h"
+
+namespace nkbench {
+
+// Blocks no larger than the (rounded-up) problem: a 7x33x5 GEMM gets 8x48x5-ish
+// blocks, not 64^3 blocks of padding. m/n_multiple are the register block sizes.
+GemmBlocking chooseGemmBlocking(const Problem& problem, const GemmBlocking& preferred,
+                                std::int64_t m_multiple, std::int64_t n_multiple);
+
+class BlockedGemm {
+ public:
+  BlockedGemm(const Problem& problem, const GemmBlocking& blocking);
+
+  void pack(const float* a, const float* b);
+  void unpack(float* c) const;
+
+  // Calls block_kernel(a_blocks, b_blocks, c_block) once per C block; the kernel
+  // computes c_block = sum over kBlocks() of A block * B block (beta 0).
+  template <class BlockKernel>
+  void compute(BlockKernel&& block_kernel) {
+    const std::int64_t a_panel = kb_ * blocking_.bm * blocking_.bk;
+    const std::int64_t b_panel = kb_ * blocking_.bk * blocking_.bn;
+    const std::int64_t c_block = blocking_.bm * blocking_.bn;
+    for (std::int64_t i = 0; i < mb_; ++i)
+      for (std::int64_t j = 0; j < nb_; ++j)
+        block_kernel(packed_a_.data() + i * a_panel, packed_b_.data() + j * b_panel,
+                     blocked_c_.data() + (i * nb_ + j) * c_block);
+  }
+
+  const GemmBlocking& blocking() const { return blocking_; }
+  std::int64_t kBlocks() const { return kb_; }
+  // The BRGEMM problem each block call solves.
+  Problem blockProblem() const;
+
+ private:
+  Problem problem_;
+  GemmBlocking blocking_;
+  std::int64_t mb_, nb_, kb_;
+  std::vector<float> packed_a_, packed_b_, blocked_c_;
+};
+
+}  // namespace nkbench

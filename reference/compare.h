@@ -1,0 +1,32 @@
+// Checks a backend's C against the reference.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "harness/core/problem.h"
+#include "reference/fill.h"
+#include "reference/reference_gemm.h"
+
+namespace nkbench {
+
+enum class VerifyStatus { Passed, Failed, Mistrusted, Skipped, Error };
+std::string_view toString(VerifyStatus status);  // "passed", "failed", "mistrusted", "skipped", "error"
+
+struct Verification {
+  VerifyStatus status = VerifyStatus::Failed;
+  double max_error = 0.0;          // max |got - ref| (exact fill) or max normalised error (random)
+  double tolerance = 0.0;          // 0 for exact fill: results must match bit for bit
+  std::int64_t mismatches = 0;
+  double reference_zero_fraction = 0.0;
+  std::string detail;              // first offending points, or why the result is mistrusted
+};
+
+// Exact fill: every element must equal the reference (NaN never passes).
+// Random fill: |got - ref| <= tolerance * magnitude, tolerance from K*batch and fp32 epsilon.
+// A reference with too many zeros cannot tell a kernel that wrote nothing: Mistrusted.
+Verification verifyResult(const Problem& problem, FillMode mode, const float* got,
+                          const ReferenceResult& reference);
+
+}  // namespace nkbench

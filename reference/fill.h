@@ -1,0 +1,33 @@
+// Operand data for a problem: exact small integers (default) or random values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "harness/core/problem.h"
+
+namespace nkbench {
+
+enum class FillMode {
+  // Small integers, made sparse along long reductions, so that every partial sum
+  // is exactly representable: any summation order gives the same bits.
+  ExactInteger,
+  // Uniform in [-1, 1): checked against a tolerance derived from K and the type.
+  Random,
+};
+
+std::string_view toString(FillMode mode);
+std::optional<FillMode> parseFillMode(std::string_view text);  // "exact" | "random"
+
+struct ProblemData {
+  std::vector<float> a;       // batch x M x K
+  std::vector<float> b;       // batch x K x N
+  std::vector<float> c_init;  // M x N: initial C (zeros unless the problem accumulates)
+};
+
+// Deterministic for a given (problem, mode, seed), independent of thread count.
+ProblemData makeProblemData(const Problem& problem, FillMode mode, std::uint64_t seed = 1);
+
+}  // namespace nkbench

@@ -1,0 +1,30 @@
+// Blocked layouts used to run GEMM as a sequence of BRGEMM calls.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace nkbench {
+
+struct GemmBlocking {
+  std::int64_t bm = 64;
+  std::int64_t bn = 64;
+  std::int64_t bk = 64;
+};
+
+// Number of blocks along a dimension (the last one zero-padded).
+inline std::int64_t blockCount(std::int64_t extent, std::int64_t block) {
+  return (extent + block - 1) / block;
+}
+
+// A (M x K row-major) -> [Mb][Kb][bm][bk], zero-padded.
+void packABlocked(const float* a, std::int64_t m, std::int64_t k, const GemmBlocking& blocking,
+                  std::vector<float>& packed);
+// B (K x N row-major) -> [Nb][Kb][bk][bn], zero-padded.
+void packBBlocked(const float* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
+                  std::vector<float>& packed);
+// C blocked [Mb][Nb][bm][bn] -> C (M x N row-major), dropping the padding.
+void unpackCBlocked(const std::vector<float>& blocked, std::int64_t m, std::int64_t n,
+                    const GemmBlocking& blocking, float* c);
+
+}  // namespace nkbench

@@ -1,0 +1,18 @@
+// Reference result of a problem, computed with Eigen in double precision.
+#pragma once
+
+#include <vector>
+
+#include "harness/core/problem.h"
+
+namespace nkbench {
+
+struct ReferenceResult {
+  std::vector<double> value;      // M x N: beta*C_init + sum_b A_b * B_b
+  std::vector<double> magnitude;  // M x N: |beta*C_init| + sum_b |A_b| * |B_b|, for error bounds
+};
+
+ReferenceResult referenceGemm(const Problem& problem, const float* a, const float* b,
+                              const float* c_init);
+
+}  // namespace nkbench
