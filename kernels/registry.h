@@ -13,15 +13,14 @@ namespace nkbench {
 struct BackendEntry {
   std::string name;
   std::string description;
-  // Empty when built in; otherwise why it is unavailable (e.g. library not found at configure time).
-  std::string unavailable_reason;
 };
 
-// Every backend name, built or not, in the default order.
+// Every backend, in the default report order. A backend whose library was not
+// found at build time still exists and reports each case as skipped, with why.
 std::vector<BackendEntry> knownBackends();
 std::vector<std::string> defaultBackendNames();
 
-// Creates a built-in backend. Throws nkbench::Error for an unknown or unavailable name.
+// Throws nkbench::Error for an unknown name, listing the known ones.
 std::unique_ptr<Backend> createBackend(const std::string& name, const BackendConfig& config);
 
 }  // namespace nkbench

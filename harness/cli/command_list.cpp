@@ -1,1 +1,71 @@
-// placeholder
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include "harness/cli/commands.h"
+#include "harness/cli/isa_option.h"
+#include "harness/run/runner.h"
+#include "harness/suite/suite.h"
+#include "kernels/registry.h"
+
+namespace nkbench::cli {
+namespace {
+
+struct ListArguments {
+  std::string suite;
+  std::vector<std::string> backends = defaultBackendNames();
+  std::string isa = "auto";
+  std::string filter;
+};
+
+int list(const ListArguments& args) {
+  const CpuFeatures features = detectCpuFeatures();
+  std::cout << fmt::format("host: {} ({})\n", features.brand, features.vendor);
+  std::cout << fmt::format("features: {}\n", fmt::join(features.flagNames(), " "));
+  const auto best = bestIsa(features);
+  std::cout << fmt::format("best isa: {}\n", best ? std::string(toString(*best)) : "none (needs AVX2+FMA)");
+  std::string isa_error;
+  const auto isa = resolveIsa(parseIsaOption(args.isa), features, &isa_error);
+  if (!isa) throw Error(isa_error);
+  std::cout << fmt::format("run isa: {}\n\nbackends:\n", toString(*isa));
+
+  BackendConfig config;
+  config.isa = *isa;
+  config.host = features;
+  std::vector<std::unique_ptr<Backend>> backends;
+  for (const std::string& name : args.backends) backends.push_back(createBackend(name, config));
+  for (const BackendEntry& entry : knownBackends()) {
+    auto selected = std::find_if(backends.begin(), backends.end(),
+                                 [&](const auto& backend) { return backend->name() == entry.name; });
+    std::cout << fmt::format("  {:<14} {:<24} {}\n", entry.name,
+                             selected == backends.end() ? "[not selected]" : (*selected)->version(), entry.description);
+  }
+
+  if (args.suite.empty()) return kExitOk;
+  const Suite suite = loadSuite(args.suite);
+  std::cout << fmt::format("\nsuite {} ({}):\n", suite.name, suite.path.string());
+  for (const SuiteCase& c : selectCases(suite, args.filter)) {
+    std::cout << fmt::format("  {:<28} {}\n", c.id, c.problem.describe());
+    for (const auto& backend : backends) {
+      const auto reason = backend->unsupportedReason(c.problem);
+      std::cout << fmt::format("      {:<14} {}\n", backend->name(), reason ? "skip: " + *reason : "run");
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void addListCommand(CLI::App& app, Action& action) {
+  auto args = std::make_shared<ListArguments>();
+  CLI::App* cmd = app.add_subcommand("list", "Show host ISA features, backends and versions, and which cases would run");
+  cmd->add_option("--suite", args->suite, "Suite file: list its cases and, per backend, run or skip and why");
+  cmd->add_option("--backends", args->backends, "Comma-separated backends (default: all)")->delimiter(',');
+  cmd->add_option("--isa", args->isa, kIsaHelp)->capture_default_str();
+  cmd->add_option("--filter", args->filter, "Only cases whose id matches this regex");
+  cmd->callback([args, &action] { action = [args] { return list(*args); }; });
+}
+
+}  // namespace nkbench::cli

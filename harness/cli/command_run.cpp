@@ -1,1 +1,85 @@
-// placeholder
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "harness/cli/commands.h"
+#include "harness/cli/isa_option.h"
+#include "harness/report/console_table.h"
+#include "harness/run/runner.h"
+#include "kernels/registry.h"
+
+namespace nkbench::cli {
+namespace {
+
+struct RunArguments {
+  std::string suite;
+  std::vector<std::string> backends = defaultBackendNames();
+  std::string isa = "auto";
+  std::string filter;
+  int repetitions = 5;
+  double min_time_s = 0.1;
+  std::string fill = "exact";
+  std::string csv_path;
+  std::string json_path;
+  bool quiet = false;
+};
+
+int run(const RunArguments& args, const std::string& command_line) {
+  const Suite suite = loadSuite(args.suite);
+  RunOptions options;
+  options.backends = args.backends;
+  options.isa = parseIsaOption(args.isa);
+  options.filter = args.filter;
+  options.timing.repetitions = args.repetitions;
+  options.timing.min_time_s = args.min_time_s;
+  const auto fill = parseFillMode(args.fill);
+  if (!fill) throw Error("--fill '" + args.fill + "': expected exact or random");
+  options.fill = *fill;
+  options.csv_path = args.csv_path;
+  options.json_path = args.json_path;
+  options.command_line = command_line;
+  options.progress = !args.quiet;
+
+  const RunSummary summary = runSuite(suite, options);
+  std::cout << fmt::format("{} on {} (--isa {}), measured clock {:.2f} GHz, fp32 peak {:.1f} GFLOPS, 1 thread\n",
+                           suite.name, summary.metadata.cpu_model, summary.metadata.isa,
+                           summary.metadata.measured_clock_ghz, summary.metadata.peak_gflops);
+  std::cout << formatTable(summary.rows);
+  int passed = 0, skipped = 0;
+  for (const ResultRow& row : summary.rows) {
+    passed += row.status == VerifyStatus::Passed;
+    skipped += row.status == VerifyStatus::Skipped;
+  }
+  std::cout << fmt::format("{} rows: {} passed, {} failed, {} skipped\n", summary.rows.size(), passed,
+                           summary.failures, skipped);
+  if (!args.csv_path.empty()) std::cout << "CSV:  " << args.csv_path << "\n";
+  if (!args.json_path.empty()) std::cout << "JSON: " << args.json_path << "\n";
+  return summary.failures ? kExitVerificationFailed : kExitOk;
+}
+
+}  // namespace
+
+void addRunCommand(CLI::App& app, Action& action, const std::string& command_line) {
+  auto args = std::make_shared<RunArguments>();
+  CLI::App* cmd = app.add_subcommand("run", "Compile, verify and time every case of a suite on every backend");
+  cmd->add_option("--suite", args->suite, "Suite file (YAML)")->required();
+  cmd->add_option("--backends", args->backends, "Comma-separated backends (default: all)")
+      ->delimiter(',');
+  cmd->add_option("--isa", args->isa, kIsaHelp)->capture_default_str();
+  cmd->add_option("--filter", args->filter, "Run only cases whose id matches this regex");
+  cmd->add_option("--reps", args->repetitions, "Timed repetitions per row")->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--min-time", args->min_time_s, "Minimum seconds per repetition")->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--fill", args->fill, "Operand data: exact (small integers, bit-exact check) or random")
+      ->capture_default_str();
+  cmd->add_option("--out", args->csv_path, "Write rows as CSV to this file");
+  cmd->add_option("--json", args->json_path, "Write rows and host metadata as JSON to this file");
+  cmd->add_flag("--quiet", args->quiet, "No progress lines on stderr");
+  cmd->footer("Exit status: 0 when every row passed or was skipped, 1 when a row failed verification,\n"
+              "2 on bad input (suite, options).");
+  cmd->callback([args, &action, command_line] { action = [args, command_line] { return run(*args, command_line); }; });
+}
+
+}  // namespace nkbench::cli

@@ -1,1 +1,197 @@
-// placeholder
+#include "harness/run/runner.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <regex>
+
+#include "harness/core/error.h"
+#include "harness/host/clock.h"
+#include "harness/host/peak.h"
+#include "harness/host/pinning.h"
+#include "harness/report/csv_writer.h"
+#include "harness/report/json_writer.h"
+#include "harness/run/run_metadata.h"
+#include "kernels/registry.h"
+#include "reference/compare.h"
+#include "reference/reference_gemm.h"
+
+namespace nkbench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double elapsedMs(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::vector<std::unique_ptr<Backend>> createBackends(const std::vector<std::string>& names,
+                                                    const BackendConfig& config) {
+  std::vector<std::unique_ptr<Backend>> backends;
+  for (const std::string& name : names) backends.push_back(createBackend(name, config));
+  return backends;
+}
+
+ResultRow blankRow(const Suite& suite, const SuiteCase& c, const std::string& backend, Isa isa, int threads) {
+  ResultRow row;
+  row.suite = suite.name;
+  row.case_id = c.id;
+  row.problem = c.problem;
+  row.isa = std::string(toString(isa));
+  row.backend = backend;
+  row.threads = threads;
+  return row;
+}
+
+// Pack + unpack cost per call: median of a few calls (they are far slower than compute).
+double measurePackMs(Kernel& kernel) {
+  std::vector<double> ms;
+  for (int i = 0; i < 3; ++i) {
+    const auto start = Clock::now();
+    kernel.pack();
+    kernel.unpack();
+    ms.push_back(elapsedMs(start));
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[1];
+}
+
+void measureBackend(Backend& backend, const SuiteCase& c, const ProblemData& data, const ReferenceResult& reference,
+                    const RunOptions& options, double peak_gflops, ResultRow& row) {
+  if (auto reason = backend.unsupportedReason(c.problem)) {
+    row.status = VerifyStatus::Skipped;
+    row.note = *reason;
+    return;
+  }
+  // beta 0 must overwrite C: start from NaN so that an unwritten element cannot pass.
+  std::vector<float> c_buffer = c.problem.accumulate
+                                    ? data.c_init
+                                    : std::vector<float>(data.c_init.size(), std::numeric_limits<float>::quiet_NaN());
+  Operands operands{data.a.data(), data.b.data(), c_buffer.data()};
+  const auto compile_start = Clock::now();
+  std::unique_ptr<Kernel> kernel = backend.prepare(c.problem, operands);
+  row.compile_ms = elapsedMs(compile_start);
+  const KernelInfo& info = kernel->info();
+  row.implementation = info.implementation;
+  row.register_block = info.register_block;
+  row.nanokernel = info.nanokernel;
+
+  kernel->pack();
+  kernel->compute();
+  kernel->unpack();
+  const Verification verification = verifyResult(c.problem, options.fill, c_buffer.data(), reference);
+  row.status = verification.status;
+  row.max_error = verification.max_error;
+  if (verification.status != VerifyStatus::Passed) {
+    row.note = verification.detail;
+    return;  // an unverified kernel never reports a speed
+  }
+  row.pack_ms = info.packing.empty() ? 0.0 : measurePackMs(*kernel);
+  if (!info.packing.empty()) row.note = info.packing;
+
+  const TimingResult timing = timeKernel(c.id + "/" + backend.name(), [&] { kernel->compute(); }, options.timing);
+  const double flops = c.problem.flops();
+  row.repetitions = int(timing.seconds.size());
+  row.median_ms = timing.median_s * 1e3;
+  row.best_ms = timing.best_s * 1e3;
+  row.stddev_ms = timing.stddev_s * 1e3;
+  row.median_gflops = flops / timing.median_s * 1e-9;
+  row.best_gflops = flops / timing.best_s * 1e-9;
+  row.peak_fraction = peak_gflops > 0 ? row.median_gflops / peak_gflops : 0.0;
+}
+
+void fillRatiosToLibxsmm(std::vector<ResultRow>& case_rows) {
+  auto libxsmm = std::find_if(case_rows.begin(), case_rows.end(),
+                              [](const ResultRow& r) { return r.backend == "libxsmm" && r.timed(); });
+  if (libxsmm == case_rows.end() || libxsmm->median_gflops <= 0) return;
+  for (ResultRow& row : case_rows)
+    if (row.timed()) row.ratio_to_libxsmm = row.median_gflops / libxsmm->median_gflops;
+}
+
+bool isFailure(const ResultRow& row) {
+  return row.status == VerifyStatus::Failed || row.status == VerifyStatus::Mistrusted ||
+         row.status == VerifyStatus::Error;
+}
+
+}  // namespace
+
+std::vector<SuiteCase> selectCases(const Suite& suite, const std::string& filter) {
+  if (filter.empty()) return suite.cases;
+  std::regex pattern;
+  try {
+    pattern = std::regex(filter, std::regex::ECMAScript);
+  } catch (const std::regex_error& error) {
+    throw Error(fmt::format("--filter '{}': not a valid regular expression ({})", filter, error.what()));
+  }
+  std::vector<SuiteCase> selected;
+  for (const SuiteCase& c : suite.cases)
+    if (std::regex_search(c.id, pattern)) selected.push_back(c);
+  return selected;
+}
+
+RunSummary runSuite(const Suite& suite, const RunOptions& options) {
+  const CpuFeatures features = detectCpuFeatures();
+  std::string isa_error;
+  const std::optional<Isa> isa = resolveIsa(options.isa, features, &isa_error);
+  if (!isa) throw Error(isa_error);
+  const std::vector<SuiteCase> cases = selectCases(suite, options.filter);
+  if (cases.empty()) throw Error(fmt::format("--filter '{}' matches no case of suite '{}'", options.filter, suite.name));
+
+  BackendConfig config;
+  config.isa = *isa;
+  config.host = features;
+  config.threads = 1;
+  std::vector<std::unique_ptr<Backend>> backends = createBackends(options.backends, config);
+
+  // One core, pinned: the timings are single-core figures.
+  std::string pin_error;
+  if (!pinCurrentThreadToCpu(currentCpu(), &pin_error) && options.progress)
+    std::cerr << "warning: cannot pin to one core: " << pin_error << "\n";
+
+  RunSummary summary;
+  summary.metadata = collectRunMetadata(features);
+  summary.metadata.isa = std::string(toString(*isa));
+  summary.metadata.threads = config.threads;
+  summary.metadata.fill = std::string(toString(options.fill));
+  summary.metadata.command_line = options.command_line;
+  summary.metadata.measured_clock_ghz = measureCoreClockGhz();
+  summary.metadata.peak_gflops = measureFp32PeakGflops(*isa);
+  for (const auto& backend : backends) summary.metadata.library_versions[backend->name()] = backend->version();
+
+  std::optional<CsvWriter> csv;
+  if (!options.csv_path.empty()) csv.emplace(options.csv_path);
+
+  for (std::size_t ci = 0; ci < cases.size(); ++ci) {
+    const SuiteCase& c = cases[ci];
+    const ProblemData data = makeProblemData(c.problem, options.fill);
+    const ReferenceResult reference = referenceGemm(c.problem, data.a.data(), data.b.data(), data.c_init.data());
+    std::vector<ResultRow> case_rows;
+    for (const auto& backend : backends) {
+      if (options.progress)
+        std::cerr << fmt::format("[{}/{}] {} {} ...\n", ci + 1, cases.size(), c.id, backend->name());
+      ResultRow row = blankRow(suite, c, backend->name(), *isa, config.threads);
+      try {
+        measureBackend(*backend, c, data, reference, options, summary.metadata.peak_gflops, row);
+      } catch (const std::exception& error) {
+        row.status = VerifyStatus::Error;
+        row.note = error.what();
+      }
+      case_rows.push_back(std::move(row));
+    }
+    fillRatiosToLibxsmm(case_rows);
+    for (ResultRow& row : case_rows) {
+      if (isFailure(row)) ++summary.failures;
+      if (csv) csv->write(row);
+      summary.rows.push_back(std::move(row));
+    }
+    if (!options.json_path.empty()) writeJsonFile(options.json_path, summary.metadata, summary.rows);
+  }
+  return summary;
+}
+
+}  // namespace nkbench

@@ -1,0 +1,42 @@
+// Runs a suite: for every case and backend, prepare, verify, then time.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/core/isa.h"
+#include "harness/report/result_row.h"
+#include "harness/run/timing.h"
+#include "harness/suite/suite.h"
+#include "reference/fill.h"
+
+namespace nkbench {
+
+struct RunOptions {
+  std::vector<std::string> backends;  // in report order
+  std::optional<Isa> isa;             // nullopt: the best the host has
+  std::string filter;                 // regex on case ids; empty: all
+  TimingOptions timing;
+  FillMode fill = FillMode::ExactInteger;
+  std::string csv_path;               // empty: no CSV
+  std::string json_path;              // empty: no JSON
+  std::string command_line;
+  bool progress = true;               // progress lines on stderr
+};
+
+struct RunSummary {
+  RunMetadata metadata;
+  std::vector<ResultRow> rows;
+  int failures = 0;  // rows that failed verification, were mistrusted, or errored
+};
+
+// Cases whose id matches `filter` (std::regex search); throws nkbench::Error for a bad regex.
+std::vector<SuiteCase> selectCases(const Suite& suite, const std::string& filter);
+
+// Throws nkbench::Error for bad options (unknown backend, ISA the host lacks) before running anything.
+// Rows are written to CSV/JSON as each case completes, so a later failure loses nothing measured.
+RunSummary runSuite(const Suite& suite, const RunOptions& options);
+
+}  // namespace nkbench

@@ -1,0 +1,194 @@
+#include "kernels/mlir/mlir_compiler.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <mutex>
+
+#include "harness/core/error.h"
+#include "kernels/mlir/payload_ir.h"
+#include "kernels/mlir/register_block_plan.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+namespace nkbench::mlir_backend {
+namespace {
+
+// After the schedule: bufferize, then lower everything to the LLVM dialect.
+// The trailing canonicalize removes a self-copy (memref.copy %x, %x) that
+// bufferization leaves; full-unroll keeps n-D transfers out of stack buffers;
+// enable-x86vector lowers x86vector ops instead of leaving them behind; the
+// bare-pointer convention makes the kernel a plain C function of three pointers.
+constexpr const char* kLoweringPipeline =
+    "one-shot-bufferize,canonicalize,cse,canonicalize,"
+    "convert-vector-to-scf{full-unroll=true},convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+    "convert-vector-to-llvm{enable-x86vector=true},finalize-memref-to-llvm,convert-math-to-llvm,"
+    "convert-arith-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},convert-cf-to-llvm,"
+    "convert-ub-to-llvm,reconcile-unrealized-casts";
+
+void initializeOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    mlir::registerAllPasses();
+  });
+}
+
+// ISA levels above the cap, as LLVM target features to switch off.
+std::vector<std::string> featuresAboveCap(Isa isa) {
+  switch (isa) {
+    case Isa::Avx2: return {"-avx512f"};
+    case Isa::Avx512: return {"-avx512bf16", "-amx-tile"};
+    case Isa::Avx512Bf16: return {"-amx-tile"};
+    case Isa::Amx: return {};
+  }
+  return {};
+}
+
+std::string printOp(mlir::Operation* op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os);
+  return text;
+}
+
+OpCounts countOps(mlir::Operation* root) {
+  OpCounts counts;
+  root->walk([&](mlir::Operation* op) { ++counts[op->getName().getStringRef().str()]; });
+  return counts;
+}
+
+class JitKernel final : public CompiledKernel {
+ public:
+  JitKernel(std::unique_ptr<mlir::ExecutionEngine> engine, KernelFunction fn, NanokernelEvidence evidence,
+            std::string blocks, double compile_ms)
+      : engine_(std::move(engine)), fn_(fn), evidence_(std::move(evidence)), blocks_(std::move(blocks)),
+        compile_ms_(compile_ms) {}
+  KernelFunction function() const override { return fn_; }
+  const NanokernelEvidence& evidence() const override { return evidence_; }
+  const std::string& registerBlocks() const override { return blocks_; }
+  double compileMs() const override { return compile_ms_; }
+
+ private:
+  std::unique_ptr<mlir::ExecutionEngine> engine_;
+  KernelFunction fn_;
+  NanokernelEvidence evidence_;
+  std::string blocks_;
+  double compile_ms_;
+};
+
+}  // namespace
+
+struct MlirCompiler::Impl {
+  explicit Impl(Isa cap) : isa(cap) {
+    initializeOnce();
+    mlir::DialectRegistry registry;
+    mlir::registerAllDialects(registry);
+    mlir::registerAllExtensions(registry);
+    mlir::registerAllToLLVMIRTranslations(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+    auto host = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!host) throw Error("mlir: cannot detect the host target: " + llvm::toString(host.takeError()));
+    target = std::move(*host);
+    target.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    for (const std::string& feature : featuresAboveCap(isa)) target.getFeatures().AddFeature(feature);
+  }
+
+  std::unique_ptr<llvm::TargetMachine> targetMachine() {
+    auto machine = target.createTargetMachine();
+    if (!machine) throw Error("mlir: cannot create the target machine: " + llvm::toString(machine.takeError()));
+    return std::move(*machine);
+  }
+
+  Isa isa;
+  mlir::MLIRContext context;
+  llvm::orc::JITTargetMachineBuilder target{llvm::Triple()};
+};
+
+MlirCompiler::MlirCompiler(Isa isa) : impl_(std::make_unique<Impl>(isa)) {}
+MlirCompiler::~MlirCompiler() = default;
+
+std::string MlirCompiler::targetDescription() const {
+  std::string features;
+  for (const std::string& feature : featuresAboveCap(impl_->isa)) features += " " + feature;
+  return impl_->target.getCPU() + features;
+}
+
+std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Schedule& schedule, Lowering lowering,
+                                                      CompilationStages* stages) {
+  const auto start = std::chrono::steady_clock::now();
+  mlir::MLIRContext& context = impl_->context;
+
+  // First error wins: it names the real culprit, later ones are consequences.
+  std::string diagnostic;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic& diag) {
+    if (diagnostic.empty() && diag.getSeverity() == mlir::DiagnosticSeverity::Error) diagnostic = diag.str();
+    return mlir::success();
+  });
+  auto fail = [&](const std::string& stage) {
+    return Error(fmt::format("mlir: {} failed for {}: {}", stage, p.describe(),
+                             diagnostic.empty() ? "no diagnostic" : diagnostic));
+  };
+
+  const RegisterBlockPlan plan = planRegisterBlocks(p, schedule);
+  const std::string payload = buildPayload(p);
+  const std::string script = buildTransformScript(p, plan, lowering);
+  if (stages) {
+    stages->payload = payload;
+    stages->transform_script = script;
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>("module {\n" + payload + script + "}\n", &context);
+  if (!module) throw fail("parsing the payload");
+
+  mlir::PassManager schedule_pm(&context);
+  if (mlir::failed(mlir::parsePassPipeline("transform-interpreter", schedule_pm)) ||
+      mlir::failed(schedule_pm.run(*module)))
+    throw fail("the transform schedule");
+  // The schedule has been applied: drop it before lowering the payload.
+  for (auto nested : llvm::make_early_inc_range(module->getBody()->getOps<mlir::ModuleOp>()))
+    if (nested->hasAttr("transform.with_named_sequence")) nested->erase();
+  const OpCounts scheduled = countOps(*module);
+  if (stages) stages->scheduled = printOp(*module);
+
+  mlir::PassManager lowering_pm(&context);
+  if (mlir::failed(mlir::parsePassPipeline(kLoweringPipeline, lowering_pm)) ||
+      mlir::failed(lowering_pm.run(*module)))
+    throw fail("lowering to LLVM");
+  const OpCounts lowered = countOps(*module);
+  if (stages) stages->llvm_dialect = printOp(*module);
+
+  std::unique_ptr<llvm::TargetMachine> machine = impl_->targetMachine();
+  auto optimize = mlir::makeOptimizingTransformer(3, 0, machine.get());
+  mlir::ExecutionEngineOptions options;
+  options.transformer = optimize;
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engine = mlir::ExecutionEngine::create(*module, options, std::move(machine));
+  if (!engine) throw Error(fmt::format("mlir: JIT failed for {}: {}", p.describe(), llvm::toString(engine.takeError())));
+  auto symbol = (*engine)->lookup(kKernelFunction);
+  if (!symbol) throw Error(fmt::format("mlir: kernel symbol missing: {}", llvm::toString(symbol.takeError())));
+
+  const double compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return std::make_unique<JitKernel>(std::move(*engine), reinterpret_cast<KernelFunction>(*symbol),
+                                     checkNanokernels(lowering, plan, scheduled, lowered),
+                                     describeRegisterBlocks(plan), compile_ms);
+}
+
+}  // namespace nkbench::mlir_backend

@@ -1,0 +1,54 @@
+// Compiles a BRGEMM problem through MLIR 22 to host code: payload + schedule ->
+// transform interpreter -> bufferization -> LLVM dialect -> LLVM O3 -> ORC JIT.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "harness/core/isa.h"
+#include "harness/core/problem.h"
+#include "kernels/mlir/nanokernel_check.h"
+#include "kernels/mlir/schedule.h"
+#include "kernels/mlir/transform_script.h"
+
+namespace nkbench::mlir_backend {
+
+using KernelFunction = void (*)(const float* a, const float* b, float* c);
+
+// A JIT-compiled kernel; owns the JIT that holds its code.
+class CompiledKernel {
+ public:
+  virtual ~CompiledKernel() = default;
+  virtual KernelFunction function() const = 0;
+  virtual const NanokernelEvidence& evidence() const = 0;
+  virtual const std::string& registerBlocks() const = 0;
+  virtual double compileMs() const = 0;
+};
+
+// Every stage of one compilation, as text, for inspection and tests.
+struct CompilationStages {
+  std::string payload;
+  std::string transform_script;
+  std::string scheduled;  // after the transform schedule
+  std::string llvm_dialect;
+};
+
+class MlirCompiler {
+ public:
+  // Code is generated for the host CPU with every ISA level above `isa` disabled.
+  explicit MlirCompiler(Isa isa);
+  ~MlirCompiler();
+  MlirCompiler(const MlirCompiler&) = delete;
+  MlirCompiler& operator=(const MlirCompiler&) = delete;
+
+  // Throws nkbench::Error with the first MLIR diagnostic on failure.
+  std::unique_ptr<CompiledKernel> compile(const Problem& brgemm, const Schedule& schedule, Lowering lowering,
+                                          CompilationStages* stages = nullptr);
+  std::string targetDescription() const;  // e.g. "znver4 -avx512f"
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nkbench::mlir_backend

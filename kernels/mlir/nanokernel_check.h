@@ -1,0 +1,36 @@
+// Structural proof that a compiled kernel is made of nanokernels: the op counts
+// of the scheduled and lowered IR must match what the register-block plan implies,
+// so a silent fallback to a generic lowering cannot pass as a nanokernel result.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "kernels/mlir/register_block_plan.h"
+#include "kernels/mlir/transform_script.h"
+
+namespace nkbench::mlir_backend {
+
+using OpCounts = std::map<std::string, std::int64_t>;  // op name -> occurrences
+
+struct NanokernelExpectation {
+  std::int64_t fma = 0;        // vector.fma nanokernels per K step (one per accumulator vector)
+  std::int64_t scalar_tail = 0; // 1-wide tail contractions (no vector to broadcast into)
+};
+
+NanokernelExpectation expectedNanokernels(const RegisterBlockPlan& plan);
+
+struct NanokernelEvidence {
+  bool composed = false;  // the rewrite produced exactly the expected nanokernels
+  std::string summary;    // one line for the report
+};
+
+// `scheduled`: op counts after the transform schedule; `lowered`: after lowering to LLVM.
+NanokernelEvidence checkNanokernels(Lowering lowering, const RegisterBlockPlan& plan, const OpCounts& scheduled,
+                                    const OpCounts& lowered);
+
+// "8x32" or, with edge blocks, "8x32+7x32+7x1".
+std::string describeRegisterBlocks(const RegisterBlockPlan& plan);
+
+}  // namespace nkbench::mlir_backend

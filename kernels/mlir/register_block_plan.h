@@ -1,0 +1,40 @@
+// Tile-size heuristics, all in one place: how C is cut into statically shaped
+// regions, each covered by one register block, so that shapes the schedule's
+// block does not divide are computed by smaller blocks, never refused.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "harness/core/problem.h"
+#include "kernels/mlir/schedule.h"
+
+namespace nkbench::mlir_backend {
+
+// Columns [offset, offset + size) of a row band, tiled by `cols`-wide register
+// blocks made of `lanes`-wide vectors (cols divides size, lanes divides cols).
+struct ColumnPanel {
+  std::int64_t offset = 0;
+  std::int64_t size = 0;
+  std::int64_t cols = 0;
+  std::int64_t lanes = 0;
+};
+
+// Rows [offset, offset + size) of C, tiled by `rows`-high register blocks.
+struct RowBand {
+  std::int64_t offset = 0;
+  std::int64_t size = 0;
+  std::int64_t rows = 0;
+  std::vector<ColumnPanel> panels;  // cover [0, N) left to right
+};
+
+struct RegisterBlockPlan {
+  std::vector<RowBand> bands;  // cover [0, M) top to bottom
+};
+
+// Full register blocks first; the last rows form one shorter band; in each band
+// the columns left over form a lane-multiple panel and then a narrow tail panel.
+// Short bands widen their blocks to keep the accumulator count of the schedule.
+RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& schedule);
+
+}  // namespace nkbench::mlir_backend

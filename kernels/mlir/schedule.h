@@ -1,0 +1,34 @@
+// Nanokernel schedules: one per target ISA and element type, kept as data in
+// schedule_table.cpp so that a register block is a parameter, not a buried constant.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/core/isa.h"
+#include "harness/core/problem.h"
+#include "reference/packing.h"
+
+namespace nkbench::mlir_backend {
+
+struct Schedule {
+  std::string name;           // e.g. "avx512.f32.8x32"
+  Isa isa;                    // lowest ISA level the schedule needs
+  DType dtype;
+  std::int64_t block_m;       // register block rows (one broadcast of A each)
+  std::int64_t block_n;       // register block columns (block_n / vector_lanes vectors per row)
+  std::int64_t vector_lanes;  // elements per vector register
+  GemmBlocking gemm_block;    // preferred cache block when GEMM runs as BRGEMM calls
+
+  std::int64_t accumulators() const { return block_m * (block_n / vector_lanes); }
+  std::string registerBlock() const;  // "8x32"
+};
+
+const std::vector<Schedule>& scheduleTable();
+
+// The schedule for `dtype` under ISA cap `isa`: the best entry whose ISA is <= `isa`.
+// Throws nkbench::Error when none fits.
+const Schedule& selectSchedule(Isa isa, DType dtype);
+
+}  // namespace nkbench::mlir_backend

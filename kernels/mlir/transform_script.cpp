@@ -1,0 +1,156 @@
+#include "kernels/mlir/transform_script.h"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+namespace nkbench::mlir_backend {
+namespace {
+
+constexpr const char* kAny = "!transform.any_op";
+
+// Emits transform IR line by line with fresh SSA names.
+class ScriptWriter {
+ public:
+  std::string fresh(const std::string& stem) { return fmt::format("%{}{}", stem, next_id_++); }
+  void line(const std::string& text) { body_ += "    " + text + "\n"; }
+  const std::string& body() const { return body_; }
+
+  // Splits `op` along iteration dimension `dim` after `chunk`; returns {lower, upper}.
+  std::pair<std::string, std::string> split(const std::string& op, int dim, std::int64_t chunk) {
+    const std::string parts = fresh("parts");
+    const std::string lower = fresh("lower");
+    const std::string upper = fresh("upper");
+    line(fmt::format("{} = transform.structured.split {} after {} {{dimension = {}}} : {}", parts, op, chunk, dim, kAny));
+    line(fmt::format("{}, {} = transform.split_handle {} : ({}) -> ({}, {})", lower, upper, parts, kAny, kAny, kAny));
+    return {lower, upper};
+  }
+
+  // Tiles `op` with `sizes` (batch, m, n, k); returns the tiled op and one loop per non-zero size.
+  std::pair<std::string, std::vector<std::string>> tile(const std::string& op, const std::vector<std::int64_t>& sizes,
+                                                        bool fuse_producers) {
+    std::vector<std::string> loops;
+    for (std::int64_t size : sizes)
+      if (size != 0) loops.push_back(fresh("loop"));
+    const std::string tiled = fresh("tiled");
+    std::string results = tiled;
+    std::string result_types = kAny;
+    for (const std::string& loop : loops) {
+      results += ", " + loop;
+      result_types += fmt::format(", {}", kAny);
+    }
+    line(fmt::format("{} = transform.structured.{} {} tile_sizes [{}] : ({}) -> ({})", results,
+                     fuse_producers ? "fuse" : "tile_using_for", op, fmt::join(sizes, ", "), kAny, result_types));
+    return {tiled, loops};
+  }
+
+ private:
+  int next_id_ = 0;
+  std::string body_;
+};
+
+// One statically shaped piece of the problem and the handle of its linalg op.
+struct Leaf {
+  std::string op;
+  std::int64_t m, n, rows, cols, lanes;
+};
+
+struct LeafLoops {
+  std::vector<std::string> reduction;  // batch loop, then K loop (those that exist)
+};
+
+LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const Leaf& leaf) {
+  // 1. Register block; beta 0 fuses the zero fill so accumulators start in registers.
+  auto [block, block_loops] = w.tile(leaf.op, {0, leaf.rows, leaf.cols, 0}, !p.accumulate);
+  // 2. Batch-reduce and K loops, step 1: each step is one rank-1 update of the block.
+  std::string body = block;
+  LeafLoops loops;
+  const std::int64_t batch_step = p.batch > 1 ? 1 : 0;
+  const std::int64_t k_step = p.k > 1 ? 1 : 0;
+  if (batch_step || k_step) {
+    auto [tiled, reduction] = w.tile(block, {batch_step, 0, 0, k_step}, false);
+    body = tiled;
+    loops.reduction = reduction;
+  }
+  // 3. Nanokernel granularity: 1 row x `lanes` columns, then unroll the block fully.
+  const std::int64_t row_step = leaf.rows > 1 ? 1 : 0;
+  const std::int64_t col_step = leaf.cols > leaf.lanes ? leaf.lanes : 0;
+  std::vector<std::string> register_loops;
+  if (row_step || col_step) {
+    auto [nano, nano_loops] = w.tile(body, {0, row_step, col_step, 0}, false);
+    body = nano;
+    register_loops = nano_loops;
+  }
+  w.line(fmt::format("transform.structured.vectorize {} {{create_named_contraction}} : {}", body, kAny));
+  // Innermost loop first; factors equal trip counts, so the loops disappear.
+  std::vector<std::int64_t> factors;
+  if (row_step) factors.push_back(leaf.rows);
+  if (col_step) factors.push_back(leaf.cols / leaf.lanes);
+  for (std::size_t i = register_loops.size(); i-- > 0;)
+    w.line(fmt::format("transform.loop.unroll {} {{factor = {}}} : {}", register_loops[i], factors[i], kAny));
+  return loops;
+}
+
+}  // namespace
+
+std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan, Lowering lowering) {
+  ScriptWriter w;
+  w.line(fmt::format("%func = transform.structured.match ops{{[\"func.func\"]}} in %root : ({}) -> {}", kAny, kAny));
+  w.line(fmt::format("%brgemm = transform.structured.match ops{{[\"linalg.batch_reduce_matmul\"]}} in %root : ({}) -> {}",
+                     kAny, kAny));
+
+  // Split the op into one statically shaped leaf per (band, panel) of the plan.
+  std::vector<Leaf> leaves;
+  std::string rest = "%brgemm";
+  for (std::size_t bi = 0; bi < plan.bands.size(); ++bi) {
+    const RowBand& band = plan.bands[bi];
+    std::string band_op = rest;
+    if (bi + 1 < plan.bands.size()) std::tie(band_op, rest) = w.split(rest, 1, band.size);
+    std::string panel_rest = band_op;
+    for (std::size_t pi = 0; pi < band.panels.size(); ++pi) {
+      const ColumnPanel& panel = band.panels[pi];
+      std::string panel_op = panel_rest;
+      if (pi + 1 < band.panels.size()) std::tie(panel_op, panel_rest) = w.split(panel_rest, 2, panel.size);
+      leaves.push_back({panel_op, band.size, panel.size, band.rows, panel.cols, panel.lanes});
+    }
+  }
+
+  std::vector<LeafLoops> leaf_loops;
+  for (const Leaf& leaf : leaves) leaf_loops.push_back(scheduleLeaf(w, p, leaf));
+
+  if (!p.accumulate) {
+    w.line(fmt::format("%fills = transform.structured.match ops{{[\"linalg.fill\"]}} in %root : ({}) -> {}", kAny, kAny));
+    w.line(fmt::format("transform.structured.vectorize %fills : {}", kAny));
+  }
+  w.line("transform.apply_patterns to %func {");
+  w.line("  transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers");
+  w.line("  transform.apply_patterns.canonicalization");
+  w.line(fmt::format("}} : {}", kAny));
+  w.line(fmt::format("transform.apply_cse to %func : {}", kAny));
+  // Keep the C block in registers across the whole reduction: K loop, then batch loop.
+  for (const LeafLoops& loops : leaf_loops)
+    for (std::size_t i = loops.reduction.size(); i-- > 0;)
+      w.line(fmt::format("transform.loop.hoist_loop_invariant_subsets {} : {}", loops.reduction[i], kAny));
+
+  if (lowering == Lowering::Nanokernel) {
+    w.line("transform.apply_patterns to %func {");
+    w.line("  transform.apply_patterns.x86vector.vector_contract_to_fma");
+    w.line(fmt::format("}} : {}", kAny));
+  }
+  w.line("transform.apply_patterns to %func {");
+  if (lowering == Lowering::Nanokernel) w.line("  transform.apply_patterns.x86vector.sink_vector_producer_ops");
+  w.line("  transform.apply_patterns.canonicalization");
+  w.line(fmt::format("}} : {}", kAny));
+  w.line(fmt::format("transform.apply_cse to %func : {}", kAny));
+
+  return fmt::format(
+      "module attributes {{transform.with_named_sequence}} {{\n"
+      "  transform.named_sequence @__transform_main(%root: {} {{transform.readonly}}) {{\n"
+      "{}"
+      "    transform.yield\n"
+      "  }}\n"
+      "}}\n",
+      kAny, w.body());
+}
+
+}  // namespace nkbench::mlir_backend

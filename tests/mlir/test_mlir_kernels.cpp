@@ -1,0 +1,122 @@
+// Compiles real kernels through MLIR 22 and checks their numbers and their structure.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <tuple>
+
+#include "harness/core/isa.h"
+#include "kernels/mlir/mlir_backend.h"
+#include "kernels/mlir/mlir_compiler.h"
+#include "reference/compare.h"
+#include "reference/fill.h"
+#include "reference/reference_gemm.h"
+
+namespace nkbench {
+namespace {
+
+Problem makeProblem(OpKind kind, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch, bool beta) {
+  Problem p;
+  p.kind = kind;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.batch = batch;
+  p.accumulate = beta;
+  return p;
+}
+
+// Runs the backend on exact-integer data; the result must match bit for bit.
+Verification runAndVerify(Backend& backend, const Problem& p) {
+  const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
+  std::vector<float> c = p.accumulate ? data.c_init
+                                      : std::vector<float>(data.c_init.size(), std::numeric_limits<float>::quiet_NaN());
+  auto kernel = backend.prepare(p, {data.a.data(), data.b.data(), c.data()});
+  kernel->pack();
+  kernel->compute();
+  kernel->unpack();
+  return verifyResult(p, FillMode::ExactInteger, c.data(), referenceGemm(p, data.a.data(), data.b.data(), data.c_init.data()));
+}
+
+std::vector<Isa> hostIsas() {
+  std::vector<Isa> isas;
+  const CpuFeatures features = detectCpuFeatures();
+  for (Isa isa : {Isa::Avx2, Isa::Avx512})
+    if (features.has(isa)) isas.push_back(isa);
+  return isas;
+}
+
+BackendConfig configFor(Isa isa) {
+  BackendConfig config;
+  config.isa = isa;
+  config.host = detectCpuFeatures();
+  return config;
+}
+
+class MlirKernels : public ::testing::TestWithParam<std::tuple<OpKind, std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool>> {};
+
+TEST_P(MlirKernels, MatchReferenceBitForBitOnEveryHostIsaAndBothLowerings) {
+  const auto [kind, m, n, k, batch, beta] = GetParam();
+  const Problem p = makeProblem(kind, m, n, k, batch, beta);
+  for (Isa isa : hostIsas()) {
+    for (auto make : {makeMlirBackend, makeMlirDefaultBackend}) {
+      auto backend = make(configFor(isa));
+      const Verification v = runAndVerify(*backend, p);
+      EXPECT_EQ(v.status, VerifyStatus::Passed)
+          << backend->name() << " --isa " << toString(isa) << " " << p.describe() << ": " << v.detail;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, MlirKernels,
+    ::testing::Values(std::make_tuple(OpKind::Brgemm, 8, 32, 32, 4, false),
+                      std::make_tuple(OpKind::Brgemm, 8, 32, 32, 4, true),
+                      std::make_tuple(OpKind::Brgemm, 7, 33, 5, 1, false),
+                      std::make_tuple(OpKind::Brgemm, 7, 33, 5, 1, true),
+                      std::make_tuple(OpKind::Brgemm, 1, 1, 1, 1, false),
+                      std::make_tuple(OpKind::Brgemm, 17, 3, 65, 3, true),
+                      std::make_tuple(OpKind::Brgemm, 33, 70, 9, 2, false),
+                      std::make_tuple(OpKind::Gemm, 7, 33, 5, 1, false),
+                      std::make_tuple(OpKind::Gemm, 100, 37, 129, 1, false),
+                      std::make_tuple(OpKind::Gemm, 128, 96, 64, 1, false)));
+
+TEST(MlirStructure, Avx512KernelIsSixteenFmaNanokernelsWithoutGenericContractions) {
+  const CpuFeatures features = detectCpuFeatures();
+  if (!features.has(Isa::Avx512)) GTEST_SKIP() << "host lacks AVX-512";
+  mlir_backend::MlirCompiler compiler(Isa::Avx512);
+  mlir_backend::CompilationStages stages;
+  const Problem p = makeProblem(OpKind::Brgemm, 8, 32, 32, 4, false);
+  auto kernel = compiler.compile(p, mlir_backend::selectSchedule(Isa::Avx512, DType::F32),
+                                 mlir_backend::Lowering::Nanokernel, &stages);
+  EXPECT_TRUE(kernel->evidence().composed) << kernel->evidence().summary;
+  EXPECT_EQ(kernel->registerBlocks(), "8x32");
+  EXPECT_EQ(stages.scheduled.find("vector.contract"), std::string::npos);
+  EXPECT_NE(stages.scheduled.find("vector.fma"), std::string::npos);
+  EXPECT_NE(stages.scheduled.find("vector<16xf32>"), std::string::npos);
+  EXPECT_NE(stages.llvm_dialect.find("llvm.intr.fmuladd"), std::string::npos);
+}
+
+TEST(MlirStructure, Avx2CapUsesFourBySixteenBlocksOfYmmVectors) {
+  mlir_backend::MlirCompiler compiler(Isa::Avx2);
+  mlir_backend::CompilationStages stages;
+  const Problem p = makeProblem(OpKind::Brgemm, 8, 32, 16, 2, true);
+  auto kernel = compiler.compile(p, mlir_backend::selectSchedule(Isa::Avx2, DType::F32),
+                                 mlir_backend::Lowering::Nanokernel, &stages);
+  EXPECT_TRUE(kernel->evidence().composed) << kernel->evidence().summary;
+  EXPECT_EQ(kernel->registerBlocks(), "4x16");
+  EXPECT_NE(stages.scheduled.find("vector<8xf32>"), std::string::npos);
+  EXPECT_EQ(stages.scheduled.find("vector<16xf32>"), std::string::npos);
+  EXPECT_NE(compiler.targetDescription().find("-avx512f"), std::string::npos);
+}
+
+TEST(MlirStructure, GenericLoweringIsNotReportedAsNanokernel) {
+  auto backend = makeMlirDefaultBackend(configFor(hostIsas().back()));
+  const Problem p = makeProblem(OpKind::Brgemm, 8, 32, 8, 2, false);
+  const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
+  std::vector<float> c(data.c_init.size());
+  auto kernel = backend->prepare(p, {data.a.data(), data.b.data(), c.data()});
+  EXPECT_EQ(kernel->info().nanokernel.rfind("generic", 0), 0u) << kernel->info().nanokernel;
+}
+
+}  // namespace
+}  // namespace nkbench

@@ -1,0 +1,65 @@
+#include <gtest/gtest.h>
+
+#include "kernels/mlir/nanokernel_check.h"
+#include "kernels/mlir/transform_script.h"
+
+namespace nkbench::mlir_backend {
+namespace {
+
+RegisterBlockPlan planFor(std::int64_t m, std::int64_t n) {
+  Problem p;
+  p.m = m;
+  p.n = n;
+  p.k = 4;
+  p.batch = 2;
+  return planRegisterBlocks(p, selectSchedule(Isa::Avx512, DType::F32));
+}
+
+TEST(NanokernelCheck, ExpectsOneFmaPerAccumulatorVector) {
+  EXPECT_EQ(expectedNanokernels(planFor(8, 32)).fma, 16);
+  EXPECT_EQ(expectedNanokernels(planFor(16, 64)).fma, 16);  // one block body, looped
+  const NanokernelExpectation edge = expectedNanokernels(planFor(7, 33));
+  EXPECT_EQ(edge.fma, 14);
+  EXPECT_EQ(edge.scalar_tail, 7);
+}
+
+TEST(NanokernelCheck, AcceptsExactlyTheExpectedComposition) {
+  const RegisterBlockPlan plan = planFor(8, 32);
+  const NanokernelEvidence ok =
+      checkNanokernels(Lowering::Nanokernel, plan, {{"vector.fma", 16}}, {{"llvm.intr.fma", 16}});
+  EXPECT_TRUE(ok.composed) << ok.summary;
+}
+
+TEST(NanokernelCheck, RejectsAFallbackToGenericContractions) {
+  const RegisterBlockPlan plan = planFor(8, 32);
+  EXPECT_FALSE(checkNanokernels(Lowering::Nanokernel, plan, {{"vector.contract", 16}}, {}).composed);
+  EXPECT_FALSE(
+      checkNanokernels(Lowering::Nanokernel, plan, {{"vector.fma", 8}, {"vector.contract", 8}}, {{"llvm.intr.fma", 8}})
+          .composed);
+  // FMAs that vanish on the way to LLVM do not count.
+  EXPECT_FALSE(checkNanokernels(Lowering::Nanokernel, plan, {{"vector.fma", 16}}, {}).composed);
+}
+
+TEST(NanokernelCheck, DescribesEdgeBlocks) {
+  EXPECT_EQ(describeRegisterBlocks(planFor(8, 32)), "8x32");
+  EXPECT_EQ(describeRegisterBlocks(planFor(7, 33)), "7x32+7x1");
+}
+
+TEST(TransformScript, NanokernelScriptRewritesContractionsAndGenericDoesNot) {
+  Problem p;
+  p.m = 8;
+  p.n = 32;
+  p.k = 4;
+  p.batch = 2;
+  const RegisterBlockPlan plan = planRegisterBlocks(p, selectSchedule(Isa::Avx512, DType::F32));
+  const std::string nano = buildTransformScript(p, plan, Lowering::Nanokernel);
+  const std::string generic = buildTransformScript(p, plan, Lowering::GenericVector);
+  EXPECT_NE(nano.find("x86vector.vector_contract_to_fma"), std::string::npos);
+  EXPECT_EQ(generic.find("x86vector"), std::string::npos);
+  EXPECT_NE(nano.find("tile_sizes [0, 8, 32, 0]"), std::string::npos);
+  EXPECT_NE(nano.find("tile_sizes [0, 1, 16, 0]"), std::string::npos);
+  EXPECT_NE(nano.find("hoist_loop_invariant_subsets"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nkbench::mlir_backend

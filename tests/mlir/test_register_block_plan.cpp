@@ -1,0 +1,87 @@
+#include <gtest/gtest.h>
+
+#include "kernels/mlir/register_block_plan.h"
+
+namespace nkbench::mlir_backend {
+namespace {
+
+Problem brgemm(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) {
+  Problem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.batch = batch;
+  return p;
+}
+
+// Every element of C is covered exactly once, every block divides its region,
+// and no block needs more accumulators than the schedule's register block.
+void expectValidPlan(const Problem& p, const Schedule& s) {
+  const RegisterBlockPlan plan = planRegisterBlocks(p, s);
+  std::int64_t row = 0;
+  for (const RowBand& band : plan.bands) {
+    EXPECT_EQ(band.offset, row);
+    ASSERT_GT(band.rows, 0);
+    EXPECT_EQ(band.size % band.rows, 0);
+    std::int64_t col = 0;
+    for (const ColumnPanel& panel : band.panels) {
+      EXPECT_EQ(panel.offset, col);
+      ASSERT_GT(panel.cols, 0);
+      ASSERT_GT(panel.lanes, 0);
+      EXPECT_EQ(panel.size % panel.cols, 0);
+      EXPECT_EQ(panel.cols % panel.lanes, 0);
+      EXPECT_LE(panel.lanes, s.vector_lanes);
+      EXPECT_LE(band.rows * (panel.cols / panel.lanes), s.accumulators())
+          << p.describe() << " block " << band.rows << "x" << panel.cols;
+      col += panel.size;
+    }
+    EXPECT_EQ(col, p.n);
+    row += band.size;
+  }
+  EXPECT_EQ(row, p.m);
+}
+
+TEST(RegisterBlockPlan, DivisibleShapeIsOneRegionOfTheScheduleBlock) {
+  const Schedule& s = selectSchedule(Isa::Avx512, DType::F32);
+  const RegisterBlockPlan plan = planRegisterBlocks(brgemm(64, 64, 64, 8), s);
+  ASSERT_EQ(plan.bands.size(), 1u);
+  ASSERT_EQ(plan.bands[0].panels.size(), 1u);
+  EXPECT_EQ(plan.bands[0].rows, 8);
+  EXPECT_EQ(plan.bands[0].panels[0].cols, 32);
+  EXPECT_EQ(plan.bands[0].panels[0].lanes, 16);
+}
+
+TEST(RegisterBlockPlan, RemaindersGetSmallerBlocksNotRefusals) {
+  const Schedule& s = selectSchedule(Isa::Avx512, DType::F32);
+  const RegisterBlockPlan plan = planRegisterBlocks(brgemm(7, 33, 5, 1), s);
+  ASSERT_EQ(plan.bands.size(), 1u);
+  EXPECT_EQ(plan.bands[0].rows, 7);
+  ASSERT_EQ(plan.bands[0].panels.size(), 2u);
+  EXPECT_EQ(plan.bands[0].panels[0].cols, 32);  // 7 rows x 2 vectors
+  EXPECT_EQ(plan.bands[0].panels[1].cols, 1);   // 1-wide tail
+  EXPECT_EQ(plan.bands[0].panels[1].lanes, 1);
+}
+
+TEST(RegisterBlockPlan, ShortBandsWidenTheirBlocks) {
+  const Schedule& s = selectSchedule(Isa::Avx512, DType::F32);
+  const RegisterBlockPlan plan = planRegisterBlocks(brgemm(2, 512, 8, 1), s);
+  ASSERT_EQ(plan.bands.size(), 1u);
+  EXPECT_EQ(plan.bands[0].panels[0].cols, 8 * 16);  // 2 rows x 8 vectors = 16 accumulators
+}
+
+TEST(RegisterBlockPlan, CoversAnyShapeOnEverySchedule) {
+  for (const Schedule& s : scheduleTable())
+    for (std::int64_t m : {1, 3, 4, 7, 8, 9, 17, 64, 100})
+      for (std::int64_t n : {1, 5, 8, 15, 16, 17, 31, 32, 33, 65, 100}) expectValidPlan(brgemm(m, n, 3, 2), s);
+}
+
+TEST(Schedule, SelectionFollowsTheIsaCap) {
+  EXPECT_EQ(selectSchedule(Isa::Avx2, DType::F32).registerBlock(), "4x16");
+  EXPECT_EQ(selectSchedule(Isa::Avx2, DType::F32).vector_lanes, 8);
+  EXPECT_EQ(selectSchedule(Isa::Avx512, DType::F32).registerBlock(), "8x32");
+  EXPECT_EQ(selectSchedule(Isa::Avx512Bf16, DType::F32).name, "avx512.f32.8x32");
+  EXPECT_EQ(selectSchedule(Isa::Avx512, DType::F32).accumulators(), 16);
+}
+
+}  // namespace
+}  // namespace nkbench::mlir_backend
