@@ -1,1 +1,104 @@
-// placeholder
+#include "reference/compare.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "harness/core/error.h"
+
+namespace nkbench {
+namespace {
+
+constexpr int kReportedPoints = 5;
+
+// More zeros than this in the reference and a kernel that writes nothing (or
+// only zeros) cannot be told apart from a correct one.
+constexpr double kMistrustZeroFraction = 0.5;
+
+// A sum of n terms in fp32, in any order and with or without FMA, is within
+// gamma_n * sum|terms| of the exact sum, gamma_n ~ n * FLT_EPSILON / 2
+// (Higham, Accuracy and Stability of Numerical Algorithms, 3.1). Here
+// n = K*batch products plus C_init. The tolerance below, 2 * n * FLT_EPSILON,
+// is 4x that first-order bound: room for the higher-order term, so a
+// correct kernel never fails, while a wrong or dropped term still shows.
+constexpr double kToleranceFactor = 2.0;
+
+double randomTolerance(const Problem& problem) {
+  return kToleranceFactor * double(problem.reductionLength() + 1) * double(FLT_EPSILON);
+}
+
+// Error of one output: absolute for exact fill, normalised by the sum of
+// absolute terms for random fill. Non-finite results get infinity.
+double pointError(FillMode mode, float got, double ref, double magnitude) {
+  if (!std::isfinite(got)) return std::numeric_limits<double>::infinity();
+  const double difference = std::abs(double(got) - ref);
+  if (mode == FillMode::ExactInteger) return difference;
+  return difference / std::max(magnitude, double(std::numeric_limits<float>::min()));
+}
+
+bool pointPasses(FillMode mode, float got, double ref, double error, double tolerance) {
+  if (!std::isfinite(got)) return false;
+  if (mode == FillMode::ExactInteger) return double(got) == ref;
+  return error <= tolerance;
+}
+
+}  // namespace
+
+std::string_view toString(VerifyStatus status) {
+  switch (status) {
+    case VerifyStatus::Passed: return "passed";
+    case VerifyStatus::Failed: return "failed";
+    case VerifyStatus::Mistrusted: return "mistrusted";
+    case VerifyStatus::Skipped: return "skipped";
+    case VerifyStatus::Error: return "error";
+  }
+  return "?";
+}
+
+Verification verifyResult(const Problem& problem, FillMode mode, const float* got,
+                          const ReferenceResult& reference) {
+  const std::int64_t count = problem.cElements();
+  if (std::int64_t(reference.value.size()) != count || std::int64_t(reference.magnitude.size()) != count)
+    throw Error(fmt::format("verify {}: the reference has {} outputs, expected {}", problem.describe(),
+                            reference.value.size(), count));
+
+  Verification result;
+  result.tolerance = mode == FillMode::ExactInteger ? 0.0 : randomTolerance(problem);
+  std::int64_t reference_zeros = 0;
+  std::vector<std::string> offending_points;
+  for (std::int64_t index = 0; index < count; ++index) {
+    const auto at = static_cast<std::size_t>(index);
+    const double ref = reference.value[at];
+    const double error = pointError(mode, got[at], ref, reference.magnitude[at]);
+    if (ref == 0.0) ++reference_zeros;
+    result.max_error = std::max(result.max_error, error);
+    if (pointPasses(mode, got[at], ref, error, result.tolerance)) continue;
+    ++result.mismatches;
+    if (offending_points.size() < kReportedPoints)
+      offending_points.push_back(
+          fmt::format("C[{},{}]={} vs {}", index / problem.n, index % problem.n, got[at], ref));
+  }
+  result.reference_zero_fraction = count > 0 ? double(reference_zeros) / double(count) : 0.0;
+
+  if (result.mismatches > 0) {
+    result.status = VerifyStatus::Failed;
+    result.detail = fmt::format("{} of {} outputs wrong (got vs reference): {}", result.mismatches,
+                                count, fmt::join(offending_points, ", "));
+  } else if (result.reference_zero_fraction > kMistrustZeroFraction) {
+    result.status = VerifyStatus::Mistrusted;
+    result.detail = fmt::format(
+        "{:.0f}% of the reference outputs are zero: a kernel that writes nothing would pass",
+        100.0 * result.reference_zero_fraction);
+  } else {
+    result.status = VerifyStatus::Passed;
+  }
+  return result;
+}
+
+}  // namespace nkbench

@@ -1,1 +1,86 @@
-// placeholder
+#include "reference/packing.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "harness/core/error.h"
+
+namespace nkbench {
+namespace {
+
+void checkBlocking(const GemmBlocking& blocking) {
+  if (blocking.bm <= 0 || blocking.bn <= 0 || blocking.bk <= 0)
+    throw Error(fmt::format("blocking {}x{}x{}: block sizes must be positive", blocking.bm,
+                            blocking.bn, blocking.bk));
+}
+
+// Copies the (rows x cols) window of a row-major matrix starting at
+// (row0, col0) into a full block_rows x block_cols tile, zero-filling whatever
+// lies past the matrix edge. Every tile element is written, so `tile` needs no
+// clearing beforehand and a repeated pack costs no extra pass.
+void copyTileZeroPadded(const float* matrix, std::int64_t rows, std::int64_t cols, std::int64_t row0,
+                        std::int64_t col0, std::int64_t block_rows, std::int64_t block_cols,
+                        float* tile) {
+  const std::int64_t valid_rows = std::clamp<std::int64_t>(rows - row0, 0, block_rows);
+  const std::int64_t valid_cols = std::clamp<std::int64_t>(cols - col0, 0, block_cols);
+  for (std::int64_t r = 0; r < valid_rows; ++r) {
+    const float* source = matrix + (row0 + r) * cols + col0;
+    float* target = tile + r * block_cols;
+    std::copy(source, source + valid_cols, target);
+    std::fill(target + valid_cols, target + block_cols, 0.0f);
+  }
+  std::fill(tile + valid_rows * block_cols, tile + block_rows * block_cols, 0.0f);
+}
+
+}  // namespace
+
+void packABlocked(const float* a, std::int64_t m, std::int64_t k, const GemmBlocking& blocking,
+                  std::vector<float>& packed) {
+  checkBlocking(blocking);
+  const std::int64_t mb = blockCount(m, blocking.bm);
+  const std::int64_t kb = blockCount(k, blocking.bk);
+  const std::int64_t tile = blocking.bm * blocking.bk;
+  packed.resize(static_cast<std::size_t>(mb * kb * tile));
+  for (std::int64_t i = 0; i < mb; ++i)
+    for (std::int64_t l = 0; l < kb; ++l)
+      copyTileZeroPadded(a, m, k, i * blocking.bm, l * blocking.bk, blocking.bm, blocking.bk,
+                         packed.data() + (i * kb + l) * tile);
+}
+
+void packBBlocked(const float* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
+                  std::vector<float>& packed) {
+  checkBlocking(blocking);
+  const std::int64_t nb = blockCount(n, blocking.bn);
+  const std::int64_t kb = blockCount(k, blocking.bk);
+  const std::int64_t tile = blocking.bk * blocking.bn;
+  packed.resize(static_cast<std::size_t>(nb * kb * tile));
+  for (std::int64_t j = 0; j < nb; ++j)
+    for (std::int64_t l = 0; l < kb; ++l)
+      copyTileZeroPadded(b, k, n, l * blocking.bk, j * blocking.bn, blocking.bk, blocking.bn,
+                         packed.data() + (j * kb + l) * tile);
+}
+
+void unpackCBlocked(const std::vector<float>& blocked, std::int64_t m, std::int64_t n,
+                    const GemmBlocking& blocking, float* c) {
+  checkBlocking(blocking);
+  const std::int64_t mb = blockCount(m, blocking.bm);
+  const std::int64_t nb = blockCount(n, blocking.bn);
+  const std::int64_t tile = blocking.bm * blocking.bn;
+  if (std::int64_t(blocked.size()) != mb * nb * tile)
+    throw Error(fmt::format("unpack C {}x{}: blocked buffer holds {} values, expected {}", m, n,
+                            blocked.size(), mb * nb * tile));
+  for (std::int64_t i = 0; i < mb; ++i) {
+    const std::int64_t rows = std::min(blocking.bm, m - i * blocking.bm);
+    for (std::int64_t j = 0; j < nb; ++j) {
+      const std::int64_t cols = std::min(blocking.bn, n - j * blocking.bn);
+      const float* source = blocked.data() + (i * nb + j) * tile;
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const float* row = source + r * blocking.bn;
+        std::copy(row, row + cols, c + (i * blocking.bm + r) * n + j * blocking.bn);
+      }
+    }
+  }
+}
+
+}  // namespace nkbench

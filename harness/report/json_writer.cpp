@@ -1,1 +1,124 @@
-// placeholder
+#include "harness/report/json_writer.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "harness/core/error.h"
+
+namespace nkbench {
+namespace {
+
+using nlohmann::json;
+
+json metadataJson(const RunMetadata& metadata) {
+  json libraries = json::object();
+  for (const auto& [library, version] : metadata.library_versions) libraries[library] = version;
+  return {
+      {"cpu_model", metadata.cpu_model},
+      {"isa_flags", metadata.isa_flags},
+      {"measured_clock_ghz", metadata.measured_clock_ghz},
+      {"peak_gflops", metadata.peak_gflops},
+      {"isa", metadata.isa},
+      {"compiler", metadata.compiler},
+      {"library_versions", libraries},
+      {"git_commit", metadata.git_commit},
+      {"date", metadata.date},
+      {"command_line", metadata.command_line},
+      {"hostname", metadata.hostname},
+      {"threads", metadata.threads},
+      {"fill", metadata.fill},
+  };
+}
+
+// Same rule as the CSV: verification produced an error figure for these only.
+bool hasMaxError(VerifyStatus status) {
+  return status == VerifyStatus::Passed || status == VerifyStatus::Failed ||
+         status == VerifyStatus::Mistrusted;
+}
+
+}  // namespace
+
+json toJson(const ResultRow& row) {
+  const Problem& problem = row.problem;
+  const bool timed = row.timed();
+  const auto if_timed = [timed](const json& value) { return timed ? value : json(nullptr); };
+  return {
+      {"suite", row.suite},
+      {"case", row.case_id},
+      {"kind", toString(problem.kind)},
+      {"dtype", toString(problem.dtype)},
+      {"m", problem.m},
+      {"n", problem.n},
+      {"k", problem.k},
+      {"batch", problem.batch},
+      {"beta", problem.accumulate ? 1 : 0},
+      {"isa", row.isa},
+      {"backend", row.backend},
+      {"threads", row.threads},
+      {"register_block", row.register_block},
+      {"implementation", row.implementation},
+      {"nanokernel", row.nanokernel},
+      {"repetitions", if_timed(row.repetitions)},
+      {"median_gflops", if_timed(row.median_gflops)},
+      {"best_gflops", if_timed(row.best_gflops)},
+      {"median_ms", if_timed(row.median_ms)},
+      {"best_ms", if_timed(row.best_ms)},
+      {"stddev_ms", if_timed(row.stddev_ms)},
+      {"peak_fraction", if_timed(row.peak_fraction)},
+      {"ratio_to_libxsmm",
+       timed && row.ratio_to_libxsmm ? json(*row.ratio_to_libxsmm) : json(nullptr)},
+      {"compile_ms", row.compile_ms},
+      {"pack_ms", row.pack_ms},
+      {"status", toString(row.status)},
+      {"max_error", hasMaxError(row.status) ? json(row.max_error) : json(nullptr)},
+      {"note", row.note},
+  };
+}
+
+json toJson(const RunMetadata& metadata, const std::vector<ResultRow>& rows) {
+  json row_list = json::array();
+  for (const ResultRow& row : rows) row_list.push_back(toJson(row));
+  return {
+      {"nkbench_version", kNkbenchVersion},
+      {"metadata", metadataJson(metadata)},
+      {"rows", std::move(row_list)},
+  };
+}
+
+void writeJsonFile(const std::filesystem::path& path, const RunMetadata& metadata,
+                   const std::vector<ResultRow>& rows) {
+  // Notes may quote compiler output that is not valid UTF-8: replace, never throw.
+  const std::string text =
+      toJson(metadata, rows).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+
+  // Same folder as the target, so that the rename stays on one file system.
+  std::filesystem::path temporary = path;
+  temporary += fmt::format(".tmp.{}", ::getpid());
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      const std::string reason = std::strerror(errno);
+      std::error_code ignored;
+      std::filesystem::remove(temporary, ignored);
+      throw Error(fmt::format("{}: cannot write JSON report: {}", temporary.string(), reason));
+    }
+  }
+  std::error_code rename_error;
+  std::filesystem::rename(temporary, path, rename_error);
+  if (rename_error) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw Error(
+        fmt::format("{}: cannot write JSON report: {}", path.string(), rename_error.message()));
+  }
+}
+
+}  // namespace nkbench

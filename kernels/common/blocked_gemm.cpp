@@ -6,18 +6,24 @@
 
 namespace nkbench {
 namespace {
-std::int64_t roundUp(std::int64_t value, std::int64_t multiple) {
-  return (value + multiple - 1) / multiple * multiple;
+
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Splits `extent` into as few blocks as `preferred` allows, of balanced size
+// rounded up to `multiple`; a dimension that fits one block is taken whole, so
+// small and odd shapes are not padded at all (the block kernel takes any size).
+std::int64_t balancedBlock(std::int64_t extent, std::int64_t preferred, std::int64_t multiple) {
+  const std::int64_t blocks = ceilDiv(extent, preferred);
+  if (blocks == 1) return extent;
+  return std::min(preferred, ceilDiv(ceilDiv(extent, blocks), multiple) * multiple);
 }
+
 }  // namespace
 
 GemmBlocking chooseGemmBlocking(const Problem& problem, const GemmBlocking& preferred,
                                 std::int64_t m_multiple, std::int64_t n_multiple) {
-  GemmBlocking blocking;
-  blocking.bm = std::min(preferred.bm, roundUp(problem.m, m_multiple));
-  blocking.bn = std::min(preferred.bn, roundUp(problem.n, n_multiple));
-  blocking.bk = std::min(preferred.bk, problem.k);
-  return blocking;
+  return {balancedBlock(problem.m, preferred.bm, m_multiple), balancedBlock(problem.n, preferred.bn, n_multiple),
+          balancedBlock(problem.k, preferred.bk, 1)};
 }
 
 BlockedGemm::BlockedGemm(const Problem& problem, const GemmBlocking& blocking)

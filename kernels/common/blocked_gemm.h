@@ -12,8 +12,9 @@
 
 namespace nkbench {
 
-// Blocks no larger than the (rounded-up) problem: a 7x33x5 GEMM gets 8x48x5-ish
-// blocks, not 64^3 blocks of padding. m/n_multiple are the register block sizes.
+// Cache blocks at most `preferred`, balanced so that the zero padding of the last
+// block stays small; a dimension within one block is not padded at all. Block
+// sizes are multiples of m_multiple / n_multiple (the register block) where split.
 GemmBlocking chooseGemmBlocking(const Problem& problem, const GemmBlocking& preferred,
                                 std::int64_t m_multiple, std::int64_t n_multiple);
 

@@ -1,0 +1,27 @@
+// JSON report: run metadata plus every result row, rewritten whole after each row.
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/report/result_row.h"
+
+namespace nkbench {
+
+// Written as "nkbench_version"; keep in step with project(VERSION) in CMakeLists.txt.
+inline constexpr std::string_view kNkbenchVersion = "0.1";
+
+// {"nkbench_version": ..., "metadata": {...}, "rows": [{...}, ...]}. Row keys are
+// the CSV columns; measurements not taken are null (docs/formats.md).
+nlohmann::json toJson(const RunMetadata& metadata, const std::vector<ResultRow>& rows);
+nlohmann::json toJson(const ResultRow& row);
+
+// Replaces `path` atomically (temporary file in the same folder, then rename), so a
+// reader or a crash never sees a half-written report. Throws Error on failure.
+void writeJsonFile(const std::filesystem::path& path, const RunMetadata& metadata,
+                   const std::vector<ResultRow>& rows);
+
+}  // namespace nkbench

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs nkbench's build dependencies (Debian 12 packages) and builds it into
+# build/. Safe to re-run: apt is skipped when everything is already installed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  cmake ninja-build g++ git pkg-config
+  llvm-22-dev libmlir-22-dev mlir-22-tools     # MLIR 22 and its LLVM (bookworm-security)
+  libxsmm-dev                                  # libxsmm 1.17 baseline
+  libdnnl-dev ocl-icd-opencl-dev opencl-c-headers  # oneDNN 2.6 (its CMake config needs OpenCL)
+  libeigen3-dev                                # Eigen baseline and reference
+  libbenchmark-dev libgtest-dev googletest     # timing engine, tests
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j "$(nproc)"

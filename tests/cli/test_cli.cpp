@@ -1,0 +1,154 @@
+// Runs the nkbench binary as a user would and checks exit codes, messages and files.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "harness/core/isa.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Outcome nkbench(const std::string& arguments) {
+  const std::string command = std::string(NKBENCH_BINARY) + " " + arguments + " 2>&1";
+  Outcome outcome;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return outcome;
+  std::array<char, 4096> buffer{};
+  while (fgets(buffer.data(), int(buffer.size()), pipe)) outcome.output += buffer.data();
+  const int status = pclose(pipe);
+  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return outcome;
+}
+
+std::string sourcePath(const std::string& relative) { return std::string(NKBENCH_SOURCE_DIR) + "/" + relative; }
+
+fs::path tempPath(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("nkbench-cli-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+std::vector<std::string> readLines(const fs::path& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+constexpr const char* kQuick = "--reps 2 --min-time 0.01 --quiet";
+
+TEST(Cli, RunWritesVerifiedRowsAsCsvAndJson) {
+  const fs::path csv = tempPath("smoke.csv");
+  const fs::path json = tempPath("smoke.json");
+  const Outcome run = nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --backends mlir,eigen " + kQuick +
+                              " --out " + csv.string() + " --json " + json.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("6 rows: 6 passed, 0 failed, 0 skipped"), std::string::npos) << run.output;
+
+  const std::vector<std::string> lines = readLines(csv);
+  ASSERT_EQ(lines.size(), 7u);  // header + 3 cases x 2 backends
+  EXPECT_EQ(lines[0].rfind("suite,case,kind,dtype,m,n,k,batch", 0), 0u) << lines[0];
+  for (std::size_t i = 1; i < lines.size(); ++i) EXPECT_NE(lines[i].find(",passed,"), std::string::npos) << lines[i];
+
+  std::ifstream in(json);
+  const nlohmann::json report = nlohmann::json::parse(in);
+  ASSERT_EQ(report.at("rows").size(), 6u);
+  const nlohmann::json& metadata = report.at("metadata");
+  for (const char* key : {"cpu_model", "isa_flags", "measured_clock_ghz", "compiler", "library_versions", "git_commit",
+                          "date", "command_line"})
+    EXPECT_TRUE(metadata.contains(key)) << key;
+  EXPECT_GT(metadata.at("peak_gflops").get<double>(), 0.0);
+  for (const nlohmann::json& row : report.at("rows")) {
+    EXPECT_EQ(row.at("status"), "passed");
+    EXPECT_GT(row.at("median_gflops").get<double>(), 0.0);
+    if (row.at("backend") == "mlir") {
+      EXPECT_EQ(row.at("nanokernel").get<std::string>().rfind("fma-nanokernel", 0), 0u);
+    }
+  }
+}
+
+TEST(Cli, IsaCapChangesTheMlirRegisterBlock) {
+  const fs::path json = tempPath("avx2.json");
+  const Outcome run = nkbench("run --suite " + sourcePath("suites/smoke.yaml") +
+                              " --backends mlir --isa avx2 --filter brgemm-8x32 " + kQuick + " --json " + json.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::ifstream in(json);
+  const nlohmann::json report = nlohmann::json::parse(in);
+  ASSERT_EQ(report.at("rows").size(), 1u);
+  EXPECT_EQ(report.at("rows")[0].at("isa"), "avx2");
+  EXPECT_EQ(report.at("rows")[0].at("register_block"), "4x16");
+}
+
+TEST(Cli, MalformedSuiteNamesFileAndLine) {
+  const fs::path suite = tempPath("bad.yaml");
+  std::ofstream(suite) << "suite: bad\ncases:\n  - id: x\n    kind: brgemm\n    m: 8\n    n: 8\n    k: 8\n    colour: red\n";
+  const Outcome run = nkbench("run --suite " + suite.string() + " " + kQuick);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.output.find(suite.string() + ":8"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("colour"), std::string::npos) << run.output;
+}
+
+TEST(Cli, MissingSuiteFileIsAnErrorNotACrash) {
+  const Outcome run = nkbench("run --suite /nonexistent/suite.yaml");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.output.find("/nonexistent/suite.yaml"), std::string::npos) << run.output;
+}
+
+TEST(Cli, UnknownBackendListsTheKnownOnes) {
+  const Outcome run = nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --backends mlir,cublas " + kQuick);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.output.find("cublas"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("libxsmm"), std::string::npos) << run.output;
+}
+
+TEST(Cli, IsaTheHostLacksIsRefusedBeforeAnythingRuns) {
+  if (nkbench::detectCpuFeatures().has(nkbench::Isa::Amx)) GTEST_SKIP() << "host has AMX";
+  const Outcome run = nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --isa amx " + kQuick);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.output.find("amx"), std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("passed"), std::string::npos) << run.output;
+}
+
+TEST(Cli, BadFilterAndEmptySelectionAreErrors) {
+  EXPECT_EQ(nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --filter '(' " + kQuick).exit_code, 2);
+  const Outcome none = nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --filter zzz " + kQuick);
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.output.find("matches no case"), std::string::npos) << none.output;
+}
+
+TEST(Cli, ListShowsHostBackendsAndWhatWouldRun) {
+  const Outcome list = nkbench("list --suite " + sourcePath("suites/smoke.yaml"));
+  ASSERT_EQ(list.exit_code, 0) << list.output;
+  for (const char* text : {"features:", "mlir-default", "libxsmm", "onednn", "eigen", "brgemm-7x33x5-b1-beta1", "run"})
+    EXPECT_NE(list.output.find(text), std::string::npos) << text << "\n" << list.output;
+}
+
+TEST(Cli, EveryCommandHasHelp) {
+  for (const char* command : {"--help", "run --help", "list --help", "peak --help"}) {
+    const Outcome help = nkbench(command);
+    EXPECT_EQ(help.exit_code, 0) << command;
+    EXPECT_NE(help.output.find("Usage"), std::string::npos) << command;
+  }
+}
+
+TEST(Cli, PeakReportsEachHostIsa) {
+  const Outcome peak = nkbench("peak");
+  ASSERT_EQ(peak.exit_code, 0) << peak.output;
+  EXPECT_NE(peak.output.find("avx2"), std::string::npos);
+  EXPECT_NE(peak.output.find("GHz"), std::string::npos);
+}
+
+}  // namespace

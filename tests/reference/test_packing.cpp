@@ -1,0 +1,112 @@
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <tuple>
+#include <vector>
+
+#include "harness/core/error.h"
+#include "naive_gemm.h"
+#include "reference/packing.h"
+
+namespace nkbench {
+namespace {
+
+std::vector<float> iota(std::int64_t count) {
+  std::vector<float> values(static_cast<std::size_t>(count));
+  std::iota(values.begin(), values.end(), 1.0f);  // from 1: a padding zero stands out
+  return values;
+}
+
+// (rows, cols, block rows, block cols): remainder shapes, exact fits and 1x1.
+class PackingShapes
+    : public ::testing::TestWithParam<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>> {};
+
+// A and blocked C share the [outer][inner][rows][cols] tile order, so packing
+// a matrix as A and unpacking it as C must give it back.
+TEST_P(PackingShapes, PackThenUnpackRoundTrips) {
+  const auto [rows, cols, block_rows, block_cols] = GetParam();
+  const GemmBlocking blocking{block_rows, block_cols, block_cols};
+  const std::vector<float> matrix = iota(rows * cols);
+  std::vector<float> packed;
+  packABlocked(matrix.data(), rows, cols, blocking, packed);
+  EXPECT_EQ(std::int64_t(packed.size()),
+            blockCount(rows, block_rows) * block_rows * blockCount(cols, block_cols) * block_cols);
+  std::vector<float> unpacked(matrix.size(), -1.0f);
+  unpackCBlocked(packed, rows, cols, blocking, unpacked.data());
+  EXPECT_EQ(unpacked, matrix);
+}
+
+TEST_P(PackingShapes, APackPlacesEveryElementAndZeroPads) {
+  const auto [m, k, bm, bk] = GetParam();
+  const GemmBlocking blocking{bm, 64, bk};
+  const std::vector<float> a = iota(m * k);
+  std::vector<float> packed(7, 99.0f);  // stale contents must not survive
+  packABlocked(a.data(), m, k, blocking, packed);
+  const std::int64_t kb = blockCount(k, bk);
+  for (std::int64_t i = 0; i < blockCount(m, bm) * bm; ++i)
+    for (std::int64_t l = 0; l < kb * bk; ++l) {
+      const float expected = i < m && l < k ? a[i * k + l] : 0.0f;
+      ASSERT_EQ(packed[(((i / bm) * kb + l / bk) * bm + i % bm) * bk + l % bk], expected);
+    }
+}
+
+TEST_P(PackingShapes, BPackPlacesEveryElementAndZeroPads) {
+  const auto [k, n, bk, bn] = GetParam();
+  const GemmBlocking blocking{64, bn, bk};
+  const std::vector<float> b = iota(k * n);
+  std::vector<float> packed;
+  packBBlocked(b.data(), k, n, blocking, packed);
+  const std::int64_t kb = blockCount(k, bk);
+  for (std::int64_t l = 0; l < kb * bk; ++l)
+    for (std::int64_t j = 0; j < blockCount(n, bn) * bn; ++j) {
+      const float expected = l < k && j < n ? b[l * n + j] : 0.0f;
+      ASSERT_EQ(packed[(((j / bn) * kb + l / bk) * bk + l % bk) * bn + j % bn], expected);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Remainders, PackingShapes,
+                         ::testing::Values(std::make_tuple(7, 33, 32, 32), std::make_tuple(1, 1, 32, 64),
+                                           std::make_tuple(65, 129, 64, 64), std::make_tuple(65, 129, 32, 64),
+                                           std::make_tuple(64, 64, 32, 32), std::make_tuple(7, 33, 64, 32)));
+
+// The layouts compose into a GEMM: C block (i, j) = sum over l of A(i, l) * B(j, l).
+TEST(Packing, BlockedGemmMatchesTheReference) {
+  const Problem p = testing::makeProblem(65, 33, 70, 1, false);
+  const GemmBlocking blocking{32, 16, 32};
+  const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
+  std::vector<float> packed_a, packed_b;
+  packABlocked(data.a.data(), p.m, p.k, blocking, packed_a);
+  packBBlocked(data.b.data(), p.k, p.n, blocking, packed_b);
+  const std::int64_t mb = blockCount(p.m, blocking.bm), nb = blockCount(p.n, blocking.bn);
+  const std::int64_t kb = blockCount(p.k, blocking.bk);
+  const auto [bm, bn, bk] = blocking;
+  std::vector<float> blocked_c(static_cast<std::size_t>(mb * nb * bm * bn), 0.0f);
+  for (std::int64_t i = 0; i < mb; ++i)
+    for (std::int64_t j = 0; j < nb; ++j)
+      for (std::int64_t l = 0; l < kb; ++l) {
+        const float* a_tile = packed_a.data() + (i * kb + l) * bm * bk;
+        const float* b_tile = packed_b.data() + (j * kb + l) * bk * bn;
+        float* c_tile = blocked_c.data() + (i * nb + j) * bm * bn;
+        for (std::int64_t r = 0; r < bm; ++r)
+          for (std::int64_t s = 0; s < bk; ++s)
+            for (std::int64_t c = 0; c < bn; ++c) c_tile[r * bn + c] += a_tile[r * bk + s] * b_tile[s * bn + c];
+      }
+  std::vector<float> c(static_cast<std::size_t>(p.cElements()));
+  unpackCBlocked(blocked_c, p.m, p.n, blocking, c.data());
+  EXPECT_EQ(c, testing::naiveFp32Gemm(p, data, testing::ReductionOrder::Forward));
+}
+
+TEST(Packing, RejectsNonPositiveBlocks) {
+  std::vector<float> packed;
+  const float value = 1.0f;
+  EXPECT_THROW(packABlocked(&value, 1, 1, GemmBlocking{0, 64, 64}, packed), Error);
+  EXPECT_THROW(packBBlocked(&value, 1, 1, GemmBlocking{64, 64, -1}, packed), Error);
+}
+
+TEST(Packing, UnpackRejectsAWronglySizedBuffer) {
+  std::vector<float> c(4);
+  EXPECT_THROW(unpackCBlocked(std::vector<float>(3), 2, 2, GemmBlocking{2, 2, 2}, c.data()), Error);
+}
+
+}  // namespace
+}  // namespace nkbench

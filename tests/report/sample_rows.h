@@ -1,0 +1,93 @@
+// Result rows shared by the report tests: one of each status, awkward notes included.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "harness/report/result_row.h"
+
+namespace nkbench::testing {
+
+inline ResultRow passedRow() {
+  ResultRow row;
+  row.suite = "smoke";
+  row.case_id = "brgemm-8x32x16-b2";
+  row.problem = Problem{OpKind::Brgemm, DType::F32, 8, 32, 16, 2, true};
+  row.isa = "avx512";
+  row.backend = "mlir-nanokernel";
+  row.threads = 1;
+  row.register_block = "8x32";
+  row.implementation = "vector.fma";
+  row.nanokernel = "brgemm_8x32_f32";
+  row.repetitions = 15;
+  row.median_gflops = 123.456;
+  row.best_gflops = 130.0;
+  row.median_ms = 0.000132456;
+  row.best_ms = 0.00012;
+  row.stddev_ms = 1.5e-6;
+  row.peak_fraction = 0.61234;
+  row.ratio_to_libxsmm = 1.04567;
+  row.compile_ms = 812.3456;
+  row.pack_ms = 0.01234;
+  row.status = VerifyStatus::Passed;
+  row.max_error = 0.0;
+  return row;
+}
+
+// Skipped, with a note full of characters that CSV must quote.
+inline ResultRow skippedRow() {
+  ResultRow row;
+  row.suite = "smoke";
+  row.case_id = "gemm-40x50x30";
+  row.problem = Problem{OpKind::Gemm, DType::F32, 40, 50, 30, 1, false};
+  row.isa = "avx512";
+  row.backend = "onednn";
+  row.status = VerifyStatus::Skipped;
+  row.note = "not built: \"dnnl\" missing, see cmake\nsecond line, with comma";
+  return row;
+}
+
+inline ResultRow failedRow() {
+  ResultRow row = passedRow();
+  row.backend = "eigen";
+  row.register_block.clear();
+  row.ratio_to_libxsmm.reset();
+  row.status = VerifyStatus::Failed;
+  row.max_error = 3.14159e-3;
+  row.note = "C[0,1] = 2 but the reference is 3";
+  return row;
+}
+
+inline std::vector<ResultRow> sampleRows() {
+  ResultRow other_suite = passedRow();
+  other_suite.suite = "default";
+  other_suite.ratio_to_libxsmm.reset();
+  return {passedRow(), skippedRow(), failedRow(), other_suite};
+}
+
+// A fresh empty folder per test, removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = std::filesystem::temp_directory_path() /
+            ("nkbench-" + std::string(test->test_suite_name()) + "-" + test->name());
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace nkbench::testing

@@ -1,0 +1,120 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "harness/core/error.h"
+#include "harness/report/csv_writer.h"
+#include "harness/report/json_writer.h"
+#include "sample_rows.h"
+
+namespace nkbench {
+namespace {
+
+using nlohmann::json;
+
+RunMetadata sampleMetadata() {
+  RunMetadata metadata;
+  metadata.cpu_model = "Test CPU @ 3.0GHz";
+  metadata.isa_flags = {"avx2", "fma", "avx512f"};
+  metadata.measured_clock_ghz = 3.1;
+  metadata.peak_gflops = 198.4;
+  metadata.isa = "avx512";
+  metadata.compiler = "GNU 12.2.0";
+  metadata.library_versions = {{"libxsmm", "1.17"}, {"onednn", "2.6.3"}};
+  metadata.git_commit = "abc123";
+  metadata.date = "2024-01-02T03:04:05Z";
+  metadata.command_line = "nkbench run --suite smoke";
+  metadata.hostname = "host";
+  metadata.threads = 1;
+  metadata.fill = "exact";
+  return metadata;
+}
+
+json readJson(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return json::parse(in);  // throws on malformed JSON
+}
+
+TEST(JsonWriter, HasVersionMetadataAndRows) {
+  const json report = toJson(sampleMetadata(), testing::sampleRows());
+  EXPECT_EQ(report.at("nkbench_version"), std::string(kNkbenchVersion));
+  const json& metadata = report.at("metadata");
+  EXPECT_EQ(metadata.at("cpu_model"), "Test CPU @ 3.0GHz");
+  EXPECT_EQ(metadata.at("isa_flags"), json({"avx2", "fma", "avx512f"}));
+  EXPECT_DOUBLE_EQ(metadata.at("measured_clock_ghz").get<double>(), 3.1);
+  EXPECT_DOUBLE_EQ(metadata.at("peak_gflops").get<double>(), 198.4);
+  EXPECT_EQ(metadata.at("library_versions").at("onednn"), "2.6.3");
+  EXPECT_EQ(metadata.at("threads"), 1);
+  for (const char* key :
+       {"isa", "compiler", "git_commit", "date", "command_line", "hostname", "fill"}) {
+    EXPECT_TRUE(metadata.at(key).is_string()) << key;
+  }
+  EXPECT_EQ(report.at("rows").size(), 4u);
+}
+
+TEST(JsonWriter, RowKeysAreTheCsvColumns) {
+  const json row = toJson(testing::passedRow());
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : row.items()) keys.push_back(key);
+  std::vector<std::string> columns(csvColumns().begin(), csvColumns().end());
+  std::sort(keys.begin(), keys.end());
+  std::sort(columns.begin(), columns.end());
+  EXPECT_EQ(keys, columns);
+}
+
+TEST(JsonWriter, NumbersAreNumbers) {
+  const json row = toJson(testing::passedRow());
+  EXPECT_EQ(row.at("m"), 8);
+  EXPECT_EQ(row.at("batch"), 2);
+  EXPECT_EQ(row.at("beta"), 1);
+  EXPECT_EQ(row.at("repetitions"), 15);
+  EXPECT_DOUBLE_EQ(row.at("median_gflops").get<double>(), 123.456);
+  EXPECT_DOUBLE_EQ(row.at("ratio_to_libxsmm").get<double>(), 1.04567);
+  EXPECT_DOUBLE_EQ(row.at("compile_ms").get<double>(), 812.3456);
+  EXPECT_EQ(row.at("status"), "passed");
+  EXPECT_EQ(row.at("kind"), "brgemm");
+  EXPECT_EQ(row.at("case"), "brgemm-8x32x16-b2");
+}
+
+TEST(JsonWriter, AbsentValuesAreNull) {
+  ResultRow no_ratio = testing::passedRow();
+  no_ratio.ratio_to_libxsmm.reset();
+  EXPECT_TRUE(toJson(no_ratio).at("ratio_to_libxsmm").is_null());
+
+  const json skipped = toJson(testing::skippedRow());
+  EXPECT_TRUE(skipped.at("median_gflops").is_null());
+  EXPECT_TRUE(skipped.at("max_error").is_null());
+  EXPECT_EQ(skipped.at("status"), "skipped");
+  EXPECT_EQ(skipped.at("note"), testing::skippedRow().note);
+}
+
+TEST(JsonWriter, FileRoundTrips) {
+  testing::TempDir dir;
+  const auto path = dir.path() / "report.json";
+  const auto rows = testing::sampleRows();
+  writeJsonFile(path, sampleMetadata(), {rows.begin(), rows.begin() + 1});
+  EXPECT_EQ(readJson(path).at("rows").size(), 1u);
+  // Rewriting replaces the whole file and leaves no temporary behind.
+  writeJsonFile(path, sampleMetadata(), rows);
+  const json report = readJson(path);
+  EXPECT_EQ(report, toJson(sampleMetadata(), rows));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()),
+                          std::filesystem::directory_iterator()),
+            1);
+}
+
+TEST(JsonWriter, InvalidUtf8InNotesIsReplaced) {
+  testing::TempDir dir;
+  ResultRow row = testing::skippedRow();
+  row.note = "bad byte \xff here";
+  writeJsonFile(dir.path() / "report.json", sampleMetadata(), {row});
+  EXPECT_EQ(readJson(dir.path() / "report.json").at("rows").at(0).at("status"), "skipped");
+}
+
+TEST(JsonWriter, UnwritablePathThrows) {
+  testing::TempDir dir;
+  EXPECT_THROW(writeJsonFile(dir.path() / "missing" / "report.json", sampleMetadata(), {}), Error);
+}
+
+}  // namespace
+}  // namespace nkbench

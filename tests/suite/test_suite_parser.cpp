@@ -1,0 +1,308 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "harness/core/error.h"
+#include "harness/suite/suite.h"
+
+namespace nkbench {
+namespace {
+
+// The message of the Error that parsing `yaml` throws, or "" when it parses.
+std::string errorOf(const std::string& yaml) {
+  try {
+    parseSuite(yaml, "t.yaml");
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// Expects an error on `line` whose message contains every one of `parts`.
+void expectError(const std::string& yaml, int line, std::initializer_list<std::string> parts) {
+  const std::string message = errorOf(yaml);
+  SCOPED_TRACE(yaml);
+  EXPECT_EQ(message.rfind("t.yaml:" + std::to_string(line) + ": ", 0), 0u) << message;
+  for (const std::string& part : parts) EXPECT_NE(message.find(part), std::string::npos) << message;
+}
+
+// A suite whose only case has the given body lines (indented under "- ").
+std::string oneCase(const std::string& body) { return "suite: s\ncases:\n  - id: c\n" + body; }
+
+TEST(SuiteParser, ParsesEveryKey) {
+  const Suite suite = parseSuite(R"(
+suite: demo
+description: "two cases"
+defaults:
+  dtype: f32
+  beta: 1
+cases:
+  - id: brgemm-a
+    kind: brgemm
+    m: 8
+    n: 32
+    k: 16
+    batch: 4
+  - id: gemm.b_1
+    kind: gemm
+    shape: [7, 33, 5]
+    beta: 0
+)",
+                                 "demo.yaml");
+  EXPECT_EQ(suite.name, "demo");
+  EXPECT_EQ(suite.description, "two cases");
+  ASSERT_EQ(suite.cases.size(), 2u);
+
+  const SuiteCase& first = suite.cases[0];
+  EXPECT_EQ(first.id, "brgemm-a");
+  EXPECT_EQ(first.line, 8);
+  EXPECT_EQ(first.problem.kind, OpKind::Brgemm);
+  EXPECT_EQ(first.problem.dtype, DType::F32);
+  EXPECT_EQ(first.problem.m, 8);
+  EXPECT_EQ(first.problem.n, 32);
+  EXPECT_EQ(first.problem.k, 16);
+  EXPECT_EQ(first.problem.batch, 4);
+  EXPECT_TRUE(first.problem.accumulate);  // from defaults
+
+  const SuiteCase& second = suite.cases[1];
+  EXPECT_EQ(second.id, "gemm.b_1");
+  EXPECT_EQ(second.line, 14);
+  EXPECT_EQ(second.problem.kind, OpKind::Gemm);
+  EXPECT_EQ(second.problem.m, 7);
+  EXPECT_EQ(second.problem.n, 33);
+  EXPECT_EQ(second.problem.k, 5);
+  EXPECT_EQ(second.problem.batch, 1);
+  EXPECT_FALSE(second.problem.accumulate);  // the case overrides the default
+}
+
+TEST(SuiteParser, AppliesBuiltInDefaults) {
+  const Suite suite = parseSuite(oneCase("    kind: brgemm\n    shape: [1, 2, 3]\n"), "t.yaml");
+  const Problem& problem = suite.cases.at(0).problem;
+  EXPECT_EQ(problem.dtype, DType::F32);
+  EXPECT_EQ(problem.batch, 1);
+  EXPECT_FALSE(problem.accumulate);
+  EXPECT_TRUE(suite.description.empty());
+}
+
+TEST(SuiteParser, DefaultsMayGiveKindAndBatch) {
+  const Suite suite = parseSuite(R"(suite: s
+defaults: {kind: brgemm, batch: 8}
+cases:
+  - {id: a, shape: [4, 4, 4]}
+  - {id: b, shape: [4, 4, 4], batch: 2}
+)",
+                                 "t.yaml");
+  EXPECT_EQ(suite.cases.at(0).problem.kind, OpKind::Brgemm);
+  EXPECT_EQ(suite.cases.at(0).problem.batch, 8);
+  EXPECT_EQ(suite.cases.at(1).problem.batch, 2);
+  EXPECT_EQ(suite.cases.at(1).line, 5);
+}
+
+TEST(SuiteParser, GemmMaySayBatchOneAndBetaZero) {
+  const Suite suite = parseSuite(oneCase("    kind: gemm\n    shape: [2, 2, 2]\n    batch: 1\n"
+                                         "    beta: 0\n"),
+                                 "t.yaml");
+  EXPECT_EQ(suite.cases.at(0).problem.kind, OpKind::Gemm);
+}
+
+TEST(SuiteParser, AcceptsSizesAtTheLimits) {
+  const Suite suite = parseSuite(R"(suite: s
+cases:
+  - {id: long-m, kind: gemm, m: 1048576, n: 1, k: 1}
+  - {id: long-batch, kind: brgemm, shape: [1, 1, 1], batch: 65536}
+)",
+                                 "t.yaml");
+  EXPECT_EQ(suite.cases.at(0).problem.m, 1 << 20);
+  EXPECT_EQ(suite.cases.at(1).problem.batch, 1 << 16);
+}
+
+TEST(SuiteParser, LoadsCommittedSuites) {
+  for (const char* name : {"default", "paper", "smoke"}) {
+    SCOPED_TRACE(name);
+    const std::filesystem::path path =
+        std::filesystem::path(NKBENCH_SOURCE_DIR) / "suites" / (std::string(name) + ".yaml");
+    const Suite suite = loadSuite(path);
+    EXPECT_EQ(suite.name, name);
+    EXPECT_EQ(suite.path, path);
+    EXPECT_FALSE(suite.cases.empty());
+    for (const SuiteCase& entry : suite.cases) EXPECT_GT(entry.line, 0) << entry.id;
+  }
+}
+
+TEST(SuiteParser, SmokeSuiteStaysTiny) {
+  const Suite suite = loadSuite(std::filesystem::path(NKBENCH_SOURCE_DIR) / "suites/smoke.yaml");
+  ASSERT_EQ(suite.cases.size(), 3u);
+  for (const SuiteCase& entry : suite.cases) EXPECT_LE(entry.problem.flops(), 1e6) << entry.id;
+}
+
+TEST(SuiteParser, DefaultSuiteIsQuick) {
+  const Suite suite = loadSuite(std::filesystem::path(NKBENCH_SOURCE_DIR) / "suites/default.yaml");
+  EXPECT_GE(suite.cases.size(), 6u);
+  EXPECT_LE(suite.cases.size(), 12u);
+  for (const SuiteCase& entry : suite.cases) EXPECT_LE(entry.problem.flops(), 3e8) << entry.id;
+}
+
+TEST(SuiteErrors, UnreadableFile) {
+  const std::filesystem::path missing =
+      std::filesystem::temp_directory_path() / "nkbench-no-such-suite.yaml";
+  try {
+    loadSuite(missing);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_EQ(message.rfind(missing.string() + ": cannot read", 0), 0u) << message;
+    EXPECT_NE(message.find("No such file"), std::string::npos) << message;
+  }
+  EXPECT_THROW(loadSuite(std::filesystem::temp_directory_path()), Error);
+}
+
+TEST(SuiteErrors, FileErrorsNameThePath) {
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() /
+      ("nkbench-test-suite-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+       ".yaml");
+  std::ofstream(path) << "suite: s\ncases:\n  - id: a\n    kind: gemm\n    shape: [1, 2]\n";
+  try {
+    loadSuite(path);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()).rfind(path.string() + ":5: ", 0), 0u) << error.what();
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(SuiteErrors, YamlSyntax) {
+  expectError("suite: s\ncases: [1, 2\nother: 3\n", 3, {"YAML syntax error"});
+  expectError("suite: s\n  bad: indent\n", 2, {"YAML syntax error"});
+}
+
+TEST(SuiteErrors, NotAMapping) {
+  expectError("", 1, {"mapping", "nothing"});
+  expectError("- a\n- b\n", 1, {"mapping", "a list"});
+}
+
+TEST(SuiteErrors, UnknownKeys) {
+  expectError("suite: s\ncase:\n  - {id: a}\n", 2,
+              {"unknown key 'case'", "did you mean 'cases'", "allowed keys: suite, description"});
+  expectError("suite: s\ndefaults:\n  m: 3\ncases: []\n", 3,
+              {"defaults", "unknown key 'm'", "allowed keys: kind, dtype, batch, beta"});
+  expectError(oneCase("    kind: gemm\n    shape: [1, 1, 1]\n    bta: 1\n"), 6,
+              {"case 'c'", "unknown key 'bta'", "did you mean 'beta'", "allowed keys: id, kind"});
+}
+
+TEST(SuiteErrors, DuplicateKey) {
+  expectError(oneCase("    kind: gemm\n    m: 1\n    n: 1\n    k: 1\n    m: 2\n"), 8,
+              {"key 'm' is given twice", "line 5"});
+}
+
+TEST(SuiteErrors, MissingRequiredKeys) {
+  expectError("cases:\n  - {id: a, kind: gemm, shape: [1, 1, 1]}\n", 1, {"'suite'"});
+  expectError("suite: s\n", 1, {"missing required key 'cases'"});
+  expectError("suite: s\ncases:\n  - kind: gemm\n    shape: [1, 1, 1]\n", 3, {"'id'"});
+  expectError(oneCase("    shape: [1, 1, 1]\n"), 3, {"case 'c'", "'kind'"});
+  expectError(oneCase("    kind: gemm\n    m: 1\n"), 3, {"case 'c'", "n, k"});
+}
+
+TEST(SuiteErrors, WrongTypes) {
+  expectError(oneCase("    kind: gemm\n    m: abc\n    n: 1\n    k: 1\n"), 5,
+              {"'m' must be an integer", "'abc'"});
+  expectError(oneCase("    kind: gemm\n    m: 1\n    n: 3.5\n    k: 1\n"), 6,
+              {"'n' must be an integer", "3.5"});
+  expectError(oneCase("    kind: gemm\n    m: 1\n    n: 1\n    k: \"32\"\n"), 7,
+              {"'k' must be an integer", "string"});
+  expectError(oneCase("    kind: gemm\n    m: 1\n    n: 1\n    k:\n"), 7,
+              {"'k' must be an integer", "nothing"});
+  expectError(oneCase("    kind: brgemm\n    shape: [1, 1, 1]\n    batch: [2]\n"), 6,
+              {"'batch' must be an integer", "a list"});
+  expectError(oneCase("    kind: [gemm]\n    shape: [1, 1, 1]\n"), 4, {"'kind' must be a string"});
+  expectError("suite: s\ncases: {id: a}\n", 2, {"'cases' must be a list"});
+  expectError("suite: s\ncases:\n  - just-a-name\n", 3, {"each case must be a mapping"});
+  expectError("suite: s\ndefaults: 3\ncases:\n  - {id: a}\n", 2, {"'defaults' must be a mapping"});
+}
+
+TEST(SuiteErrors, UnknownKindAndDtype) {
+  expectError(oneCase("    kind: conv\n    shape: [1, 1, 1]\n"), 4,
+              {"unknown kind 'conv'", "brgemm, gemm"});
+  expectError(oneCase("    kind: gemm\n    shape: [1, 1, 1]\n    dtype: f64\n"), 6,
+              {"unknown dtype 'f64'", "f32"});
+}
+
+TEST(SuiteErrors, ShapeRules) {
+  expectError(oneCase("    kind: gemm\n    shape: [1, 2]\n"), 5, {"[M, N, K]", "2 items"});
+  expectError(oneCase("    kind: gemm\n    shape: [1, 1, 1]\n    k: 4\n"), 6,
+              {"'k' given together with 'shape'"});
+  expectError(oneCase("    kind: gemm\n    shape: [1, x, 1]\n"), 5, {"shape[1] (N)", "'x'"});
+}
+
+TEST(SuiteErrors, NonPositiveSizes) {
+  expectError(oneCase("    kind: gemm\n    m: 0\n    n: 1\n    k: 1\n"), 5,
+              {"'m' must be positive", "0"});
+  expectError(oneCase("    kind: brgemm\n    shape: [1, 1, 1]\n    batch: -2\n"), 6,
+              {"'batch' must be positive", "-2"});
+  expectError(oneCase("    kind: gemm\n    shape: [1, 1, -1]\n"), 5, {"shape[2] (K)", "positive"});
+}
+
+TEST(SuiteErrors, SizesTooLarge) {
+  expectError(oneCase("    kind: gemm\n    m: 1\n    n: 1048577\n    k: 1\n"), 6,
+              {"'n' is 1048577", "limit of 1048576"});
+  expectError(oneCase("    kind: brgemm\n    shape: [1, 1, 1]\n    batch: 65537\n"), 6,
+              {"'batch' is 65537", "limit of 65536"});
+  expectError(oneCase("    kind: gemm\n    m: 99999999999999999999999\n    n: 1\n    k: 1\n"), 5,
+              {"'m'", "too large"});
+  // 65536 x 65536 x 65536 floats: A, B and C are 16 GiB each.
+  expectError(oneCase("    kind: gemm\n    shape: [65536, 65536, 65536]\n"), 3,
+              {"case 'c'", "operands need 48.0 GiB", "A 16.0 GiB", "limit of 8.0 GiB"});
+  // Each size is fine alone; the batch makes A and B too big.
+  expectError(oneCase("    kind: brgemm\n    shape: [1024, 1024, 1024]\n    batch: 1024\n"), 3,
+              {"case 'c'", "operands need", "A 4.0 GiB"});
+}
+
+TEST(SuiteErrors, DuplicateIds) {
+  expectError(
+      "suite: s\ncases:\n  - {id: a, kind: gemm, shape: [1, 1, 1]}\n"
+      "  - {id: b, kind: gemm, shape: [1, 1, 1]}\n"
+      "  - {id: a, kind: gemm, shape: [1, 1, 1]}\n",
+      5, {"duplicate case id 'a'", "line 3"});
+}
+
+TEST(SuiteErrors, InvalidNames) {
+  expectError("suite: s\ncases:\n  - {id: 'a b', kind: gemm, shape: [1, 1, 1]}\n", 3,
+              {"case id 'a b'"});
+  expectError("suite: my/suite\ncases:\n  - {id: a, kind: gemm, shape: [1, 1, 1]}\n", 1,
+              {"suite name 'my/suite'"});
+}
+
+TEST(SuiteErrors, BetaMustBeZeroOrOne) {
+  expectError(oneCase("    kind: brgemm\n    shape: [1, 1, 1]\n    beta: 2\n"), 6,
+              {"'beta' must be 0 or 1", "2"});
+  expectError(oneCase("    kind: brgemm\n    shape: [1, 1, 1]\n    beta: 0.5\n"), 6,
+              {"'beta' must be an integer"});
+}
+
+TEST(SuiteErrors, BatchAndBetaOnGemm) {
+  expectError(oneCase("    kind: gemm\n    shape: [1, 1, 1]\n    batch: 4\n"), 6,
+              {"case 'c'", "batch 4", "gemm"});
+  expectError(oneCase("    kind: gemm\n    shape: [1, 1, 1]\n    beta: 1\n"), 6,
+              {"case 'c'", "beta 1", "gemm"});
+  // A default that does not fit a gemm case is reported on the case, naming the default.
+  expectError("suite: s\ndefaults:\n  beta: 1\ncases:\n  - {id: g, kind: gemm, shape: [1, 1, 1]}\n",
+              5, {"case 'g'", "beta 1", "'defaults', line 3"});
+}
+
+TEST(SuiteErrors, EmptyCaseList) {
+  expectError("suite: s\ncases: []\n", 2, {"'cases' is empty"});
+  expectError("suite: s\ncases:\n", 2, {"'cases' is empty"});
+}
+
+TEST(SuiteErrors, LaterErrorsStillReject) {
+  // A bad last case rejects the whole file: nothing is half-loaded.
+  expectError(
+      "suite: s\ncases:\n  - {id: a, kind: gemm, shape: [1, 1, 1]}\n"
+      "  - {id: b, kind: gemm, shape: [1, 1, 0]}\n",
+      4, {"case 'b'", "positive"});
+}
+
+}  // namespace
+}  // namespace nkbench
