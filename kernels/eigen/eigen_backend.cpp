@@ -1,1 +1,71 @@
-// placeholder
+#include "kernels/eigen/eigen_backend.h"
+
+#include <fmt/format.h>
+
+#include <Eigen/Core>  // version macros only; the products live in eigen_products.cpp
+
+#include "harness/core/error.h"
+#include "kernels/eigen/eigen_products.h"
+
+namespace nkbench {
+namespace {
+
+std::string eigenVersion() {
+  return fmt::format("{}.{}.{}", EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION);
+}
+
+class EigenKernel final : public Kernel {
+ public:
+  EigenKernel(const Problem& problem, const Operands& operands)
+      : problem_(problem), operands_(operands) {
+    const char* shape = problem.kind == OpKind::Gemm ? "GEMM" : "GEMM x batch";
+    info_.implementation =
+        fmt::format("Eigen {} {} (compiled ISA: {})", eigenVersion(), shape, eigen::compiledIsa());
+  }
+
+  void compute() override {
+    eigen::batchedProduct(operands_.a, operands_.b, operands_.c, problem_.m, problem_.n, problem_.k,
+                          problem_.batch, problem_.accumulate);
+  }
+
+  const KernelInfo& info() const override { return info_; }
+
+ private:
+  Problem problem_;
+  Operands operands_;
+  KernelInfo info_;
+};
+
+class EigenBackend final : public Backend {
+ public:
+  explicit EigenBackend(const BackendConfig& config) : config_(config) {}
+
+  std::string name() const override { return "eigen"; }
+  std::string version() const override { return eigenVersion(); }
+
+  std::optional<std::string> unsupportedReason(const Problem& problem) const override {
+    if (problem.m < 1 || problem.n < 1 || problem.k < 1 || problem.batch < 1)
+      return "eigen needs M, N, K and batch of at least 1";
+    if (problem.kind == OpKind::Gemm && problem.batch != 1) return "eigen gemm needs batch 1";
+    // Built without OpenMP, Eigen's GEMM is single-threaded.
+    if (config_.threads != 1)
+      return fmt::format("eigen runs single-threaded ({} threads requested)", config_.threads);
+    return std::nullopt;
+  }
+
+  std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
+    if (auto reason = unsupportedReason(problem)) throw Error(*reason);
+    return std::make_unique<EigenKernel>(problem, operands);
+  }
+
+ private:
+  BackendConfig config_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> makeEigenBackend(const BackendConfig& config) {
+  return std::make_unique<EigenBackend>(config);
+}
+
+}  // namespace nkbench

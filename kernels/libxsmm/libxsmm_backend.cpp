@@ -1,1 +1,201 @@
-// placeholder
+#include "kernels/libxsmm/libxsmm_backend.h"
+
+#include <fmt/format.h>
+
+#include "harness/core/error.h"
+
+#if defined(NKBENCH_HAVE_LIBXSMM)
+#include <libxsmm.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "kernels/common/blocked_gemm.h"
+#endif
+
+namespace nkbench {
+namespace {
+
+#if defined(NKBENCH_HAVE_LIBXSMM)
+
+int targetArchId(Isa cap) {
+  switch (cap) {
+    case Isa::Avx2: return LIBXSMM_X86_AVX2;
+    case Isa::Avx512: return LIBXSMM_X86_AVX512_CORE;  // "skx": F, BW, DQ, VL
+    case Isa::Avx512Bf16:
+    case Isa::Amx: return LIBXSMM_X86_AVX512_CPX;  // 1.17 generates no AMX code
+  }
+  return LIBXSMM_X86_AVX2;
+}
+
+// libxsmm's code registry does not key kernels by target, so the target is fixed
+// once per process, before the first dispatch.
+struct ProcessTarget {
+  int detected_id;  // what libxsmm found from CPUID (or LIBXSMM_TARGET)
+  int id;
+  std::string name;
+};
+
+const ProcessTarget& processTarget(Isa first_cap) {
+  static const ProcessTarget target = [first_cap] {
+    libxsmm_init();
+    const int detected = libxsmm_get_target_archid();
+    libxsmm_set_target_archid(std::min(detected, targetArchId(first_cap)));
+    return ProcessTarget{detected, libxsmm_get_target_archid(), libxsmm_get_target_arch()};
+  }();
+  return target;
+}
+
+bool fitsBlasInt(std::int64_t value) {
+  return value <= std::numeric_limits<libxsmm_blasint>::max();
+}
+
+// Row-major C = sum_b A_b * B_b is column-major C^T = sum_b B_b^T * A_b^T: libxsmm's
+// A is our B and its m is our n. Operands are dense; batch strides are in bytes.
+libxsmm_smmfunction_reducebatch_strd dispatchRowMajorBrgemm(const Problem& problem) {
+  const auto m = static_cast<libxsmm_blasint>(problem.n);
+  const auto n = static_cast<libxsmm_blasint>(problem.m);
+  const auto k = static_cast<libxsmm_blasint>(problem.k);
+  const auto stride_a = static_cast<libxsmm_blasint>(problem.k * problem.n * sizeof(float));
+  const auto stride_b = static_cast<libxsmm_blasint>(problem.m * problem.k * sizeof(float));
+  const libxsmm_blasint lda = m, ldb = k, ldc = m;
+  // The strided dispatcher crashes for alpha != 1 or beta other than 0 and 1.
+  const float alpha = 1.0f;
+  const float beta = problem.accumulate ? 1.0f : 0.0f;
+  const int flags = LIBXSMM_GEMM_FLAG_NONE;
+  const auto kernel = libxsmm_smmdispatch_reducebatch_strd(m, n, k, stride_a, stride_b, &lda, &ldb,
+                                                           &ldc, &alpha, &beta, &flags, nullptr);
+  if (kernel == nullptr) throw Error("libxsmm returned no kernel for " + problem.describe());
+  return kernel;
+}
+
+std::optional<std::string> brgemmTooLarge(const Problem& problem) {
+  const auto largest_stride = std::max(problem.k * problem.n, problem.m * problem.k);
+  if (!fitsBlasInt(largest_stride * std::int64_t{sizeof(float)}))
+    return "libxsmm batch strides overflow its 32-bit integers for " + problem.describe();
+  return std::nullopt;
+}
+
+GemmBlocking gemmBlocking(const Problem& problem) {
+  // libxsmm masks remainders itself, so blocks need no rounding to a vector width.
+  return chooseGemmBlocking(problem, GemmBlocking{64, 64, 64}, 1, 1);
+}
+
+class LibxsmmBrgemmKernel final : public Kernel {
+ public:
+  LibxsmmBrgemmKernel(const Problem& problem, const Operands& operands, const std::string& target)
+      : operands_(operands),
+        batch_(static_cast<unsigned long long>(problem.batch)),
+        kernel_(dispatchRowMajorBrgemm(problem)) {
+    info_.implementation = fmt::format("libxsmm brgemm ({})", target);
+  }
+
+  void compute() override { kernel_(operands_.b, operands_.a, operands_.c, &batch_); }
+  const KernelInfo& info() const override { return info_; }
+
+ private:
+  Operands operands_;
+  unsigned long long batch_;
+  libxsmm_smmfunction_reducebatch_strd kernel_;
+  KernelInfo info_;
+};
+
+class LibxsmmGemmKernel final : public Kernel {
+ public:
+  LibxsmmGemmKernel(const Problem& problem, const Operands& operands, const std::string& target)
+      : operands_(operands),
+        blocked_(problem, gemmBlocking(problem)),
+        k_blocks_(static_cast<unsigned long long>(blocked_.kBlocks())),
+        block_kernel_(dispatchRowMajorBrgemm(blocked_.blockProblem())) {
+    const GemmBlocking& blocking = blocked_.blocking();
+    info_.implementation = fmt::format("libxsmm brgemm ({}) per C block", target);
+    info_.packing = fmt::format("A,B,C -> {}x{}x{} blocks", blocking.bm, blocking.bn, blocking.bk);
+  }
+
+  void pack() override { blocked_.pack(operands_.a, operands_.b); }
+
+  void compute() override {
+    blocked_.compute([this](const float* a_blocks, const float* b_blocks, float* c_block) {
+      block_kernel_(b_blocks, a_blocks, c_block, &k_blocks_);
+    });
+  }
+
+  void unpack() override { blocked_.unpack(operands_.c); }
+  const KernelInfo& info() const override { return info_; }
+
+ private:
+  Operands operands_;
+  BlockedGemm blocked_;
+  unsigned long long k_blocks_;
+  libxsmm_smmfunction_reducebatch_strd block_kernel_;
+  KernelInfo info_;
+};
+
+class LibxsmmBackend final : public Backend {
+ public:
+  explicit LibxsmmBackend(const BackendConfig& config)
+      : config_(config), target_(processTarget(config.isa)) {}
+
+  std::string name() const override { return "libxsmm"; }
+  std::string version() const override { return LIBXSMM_VERSION; }
+
+  std::optional<std::string> unsupportedReason(const Problem& problem) const override {
+    if (problem.m < 1 || problem.n < 1 || problem.k < 1 || problem.batch < 1)
+      return "libxsmm needs M, N, K and batch of at least 1";
+    if (config_.threads != 1)
+      return fmt::format("libxsmm kernels run single-threaded ({} threads requested)",
+                         config_.threads);
+    const int wanted_id = std::min(target_.detected_id, targetArchId(config_.isa));
+    if (wanted_id != target_.id)
+      return fmt::format("libxsmm's target is fixed per process at {} and cannot follow the {} cap",
+                         target_.name, toString(config_.isa));
+    if (problem.kind == OpKind::Gemm) {
+      if (problem.batch != 1) return "libxsmm gemm needs batch 1";
+      if (problem.accumulate) return "libxsmm gemm runs with beta 0 only";
+      Problem block = problem;
+      const GemmBlocking blocking = gemmBlocking(problem);
+      block.m = blocking.bm;
+      block.n = blocking.bn;
+      block.k = blocking.bk;
+      return brgemmTooLarge(block);
+    }
+    return brgemmTooLarge(problem);
+  }
+
+  std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
+    if (auto reason = unsupportedReason(problem)) throw Error(*reason);
+    if (problem.kind == OpKind::Gemm)
+      return std::make_unique<LibxsmmGemmKernel>(problem, operands, target_.name);
+    return std::make_unique<LibxsmmBrgemmKernel>(problem, operands, target_.name);
+  }
+
+ private:
+  BackendConfig config_;
+  const ProcessTarget& target_;
+};
+
+#else  // !NKBENCH_HAVE_LIBXSMM
+
+constexpr const char* kNotBuilt = "libxsmm was not found when nkbench was built";
+
+class LibxsmmBackend final : public Backend {
+ public:
+  explicit LibxsmmBackend(const BackendConfig&) {}
+
+  std::string name() const override { return "libxsmm"; }
+  std::string version() const override { return "not built"; }
+  std::optional<std::string> unsupportedReason(const Problem&) const override { return kNotBuilt; }
+  std::unique_ptr<Kernel> prepare(const Problem&, const Operands&) override {
+    throw Error(kNotBuilt);
+  }
+};
+
+#endif
+
+}  // namespace
+
+std::unique_ptr<Backend> makeLibxsmmBackend(const BackendConfig& config) {
+  return std::make_unique<LibxsmmBackend>(config);
+}
+
+}  // namespace nkbench

@@ -1,1 +1,228 @@
-// placeholder
+#include "kernels/onednn/onednn_backend.h"
+
+#include <fmt/format.h>
+
+#include "harness/core/error.h"
+
+#if defined(NKBENCH_HAVE_ONEDNN)
+#include <dnnl.hpp>
+
+#include <unordered_map>
+#include <vector>
+
+#include "kernels/onednn/onednn_isa_cap.h"
+#include "kernels/onednn/onednn_layout.h"
+
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+#include <omp.h>
+#endif
+#endif
+
+namespace nkbench {
+namespace {
+
+std::string backendName(bool blocked_weights) {
+  return blocked_weights ? "onednn-packed" : "onednn";
+}
+
+#if defined(NKBENCH_HAVE_ONEDNN)
+
+constexpr bool kThreadsSettable = DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP;
+
+void setThreadCount(int threads) {
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+  omp_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}
+
+// One matmul C = A_b * B_b (M x K times K x N), optionally summed into C's old value.
+dnnl::matmul::primitive_desc makeMatmul(const Problem& problem, bool blocked_weights,
+                                        bool sum_into_c, const dnnl::engine& engine) {
+  using Tag = dnnl::memory::format_tag;
+  using Type = dnnl::memory::data_type;
+  const dnnl::memory::desc a({problem.m, problem.k}, Type::f32, Tag::ab);
+  const dnnl::memory::desc b({problem.k, problem.n}, Type::f32,
+                             blocked_weights ? Tag::any : Tag::ab);
+  const dnnl::memory::desc c({problem.m, problem.n}, Type::f32, Tag::ab);
+  dnnl::primitive_attr attr;
+  if (sum_into_c) {
+    dnnl::post_ops ops;
+    ops.append_sum(1.0f);
+    attr.set_post_ops(ops);
+  }
+  return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, c), attr, engine);
+}
+
+// oneDNN 2.6 has no public BRGEMM: a batch runs as `batch` matmuls, all but the
+// first beta-0 one adding into C through a sum post-op.
+class OnednnKernel final : public Kernel {
+ public:
+  OnednnKernel(const Problem& problem, const Operands& operands, bool blocked_weights)
+      : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {
+    const bool needs_sum = problem.accumulate || problem.batch > 1;
+    const bool needs_plain = !problem.accumulate;
+    if (needs_plain) plain_ = Matmul{makeMatmul(problem, blocked_weights, false, engine_)};
+    if (needs_sum) summing_ = Matmul{makeMatmul(problem, blocked_weights, true, engine_)};
+
+    const dnnl::memory::desc plain_b({problem.k, problem.n}, dnnl::memory::data_type::f32,
+                                     dnnl::memory::format_tag::ab);
+    const dnnl::memory c(pdFor(0).dst_desc(), engine_, operands.c);
+    for (std::int64_t index = 0; index < problem.batch; ++index) {
+      const dnnl::matmul::primitive_desc& pd = pdFor(index);
+      // oneDNN only reads A and B; its memory objects take non-const handles.
+      dnnl::memory a(pd.src_desc(), engine_,
+                     const_cast<float*>(operands.a + index * problem.m * problem.k));
+      dnnl::memory user_b(plain_b, engine_,
+                          const_cast<float*>(operands.b + index * problem.k * problem.n));
+      dnnl::memory b = user_b;
+      if (pd.weights_desc() != plain_b) {
+        b = dnnl::memory(pd.weights_desc(), engine_);
+        reorders_.push_back({dnnl::reorder(user_b, b), user_b, b});
+      }
+      args_.push_back({{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}});
+    }
+    describe(problem);
+  }
+
+  void pack() override {
+    try {
+      for (Reorder& reorder : reorders_)
+        reorder.primitive.execute(stream_, reorder.from, reorder.to);
+      stream_.wait();
+    } catch (const dnnl::error& error) {
+      throw Error(fmt::format("oneDNN weights reorder failed: {}", error.what()));
+    }
+  }
+
+  void compute() override {
+    try {
+      for (std::size_t index = 0; index < args_.size(); ++index)
+        primitiveFor(static_cast<std::int64_t>(index)).execute(stream_, args_[index]);
+      stream_.wait();
+    } catch (const dnnl::error& error) {
+      throw Error(fmt::format("oneDNN matmul failed: {}", error.what()));
+    }
+  }
+
+  const KernelInfo& info() const override { return info_; }
+
+ private:
+  struct Matmul {
+    dnnl::matmul::primitive_desc pd;
+    dnnl::matmul primitive{pd};
+  };
+  struct Reorder {
+    dnnl::reorder primitive;
+    dnnl::memory from, to;
+  };
+
+  bool usesPlain(std::int64_t index) const { return index == 0 && plain_.has_value(); }
+  const dnnl::matmul::primitive_desc& pdFor(std::int64_t index) const {
+    return usesPlain(index) ? plain_->pd : summing_->pd;
+  }
+  const dnnl::matmul& primitiveFor(std::int64_t index) const {
+    return usesPlain(index) ? plain_->primitive : summing_->primitive;
+  }
+
+  void describe(const Problem& problem) {
+    const std::string first = implementationName(pdFor(0));
+    if (problem.batch == 1)
+      info_.implementation = first + (problem.accumulate ? " (sum post-op)" : "");
+    else if (!plain_ || first == implementationName(summing_->pd))
+      info_.implementation = fmt::format("{} x batch (sum post-op)", first);
+    else
+      info_.implementation = fmt::format("{} then {} x (batch-1) (sum post-op)", first,
+                                         implementationName(summing_->pd));
+    if (!reorders_.empty())
+      info_.packing =
+          fmt::format("B -> {} (a=K, b=N)", onednn::describeLayout(pdFor(0).weights_desc()));
+  }
+
+  // impl_info_str() names the ISA for brgemm ("brg:avx512_core") but not for
+  // "gemm:jit", whose kernels follow the process ISA cap.
+  static std::string implementationName(const dnnl::matmul::primitive_desc& pd) {
+    std::string name = pd.impl_info_str();
+    if (name.find("avx") == std::string::npos) name += " (max isa " + onednn::effectiveIsa() + ")";
+    return name;
+  }
+
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  std::optional<Matmul> plain_;    // beta 0: C = A_0 * B_0
+  std::optional<Matmul> summing_;  // C += A_b * B_b
+  std::vector<Reorder> reorders_;
+  std::vector<std::unordered_map<int, dnnl::memory>> args_;
+  KernelInfo info_;
+};
+
+class OnednnBackend final : public Backend {
+ public:
+  OnednnBackend(const BackendConfig& config, bool blocked_weights)
+      : config_(config),
+        blocked_weights_(blocked_weights),
+        isa_problem_(onednn::applyIsaCap(config.isa)) {}
+
+  std::string name() const override { return backendName(blocked_weights_); }
+
+  std::string version() const override {
+    const dnnl::version_t* v = dnnl::version();
+    return fmt::format("{}.{}.{}", v->major, v->minor, v->patch);
+  }
+
+  std::optional<std::string> unsupportedReason(const Problem& problem) const override {
+    if (problem.m < 1 || problem.n < 1 || problem.k < 1 || problem.batch < 1)
+      return "oneDNN needs M, N, K and batch of at least 1";
+    if (problem.kind == OpKind::Gemm && problem.batch != 1) return "oneDNN gemm needs batch 1";
+    if (config_.threads < 1) return "oneDNN needs at least 1 thread";
+    if (!kThreadsSettable && config_.threads != 1)
+      return "this oneDNN build does not use OpenMP, so its thread count cannot be set";
+    return isa_problem_;
+  }
+
+  std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
+    if (auto reason = unsupportedReason(problem)) throw Error(*reason);
+    // oneDNN sizes its work split by the thread count when the primitive is made.
+    setThreadCount(config_.threads);
+    try {
+      return std::make_unique<OnednnKernel>(problem, operands, blocked_weights_);
+    } catch (const dnnl::error& error) {
+      throw Error(fmt::format("oneDNN failed for {}: {}", problem.describe(), error.what()));
+    }
+  }
+
+ private:
+  BackendConfig config_;
+  bool blocked_weights_;
+  std::optional<std::string> isa_problem_;
+};
+
+#else  // !NKBENCH_HAVE_ONEDNN
+
+constexpr const char* kNotBuilt = "oneDNN was not found when nkbench was built";
+
+class OnednnBackend final : public Backend {
+ public:
+  OnednnBackend(const BackendConfig&, bool blocked_weights) : blocked_weights_(blocked_weights) {}
+
+  std::string name() const override { return backendName(blocked_weights_); }
+  std::string version() const override { return "not built"; }
+  std::optional<std::string> unsupportedReason(const Problem&) const override { return kNotBuilt; }
+  std::unique_ptr<Kernel> prepare(const Problem&, const Operands&) override {
+    throw Error(kNotBuilt);
+  }
+
+ private:
+  bool blocked_weights_;
+};
+
+#endif
+
+}  // namespace
+
+std::unique_ptr<Backend> makeOnednnBackend(const BackendConfig& config, bool blocked_weights) {
+  return std::make_unique<OnednnBackend>(config, blocked_weights);
+}
+
+}  // namespace nkbench

@@ -1,0 +1,17 @@
+// Eigen's fp32 products over row-major operands, in their own file so that only
+// these (and no other inline code) are compiled for AVX2+FMA.
+#pragma once
+
+#include <cstdint>
+
+namespace nkbench::eigen {
+
+// C (m x n) = beta*C + sum over batch of A_b (m x k) * B_b (k x n), dense row-major,
+// batch strides m*k and k*n; beta is 0 or 1. With beta 0, C is never read.
+void batchedProduct(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,
+                    std::int64_t k, std::int64_t batch, bool accumulate);
+
+// The vector ISA Eigen's kernels were compiled for, e.g. "avx2+fma".
+const char* compiledIsa();
+
+}  // namespace nkbench::eigen

@@ -1,0 +1,13 @@
+// libxsmm 1.17: JIT-generated fp32 BRGEMM kernels; GEMM runs as BRGEMM over blocks.
+#pragma once
+
+#include <memory>
+
+#include "kernels/backend.h"
+
+namespace nkbench {
+
+// Always available; without libxsmm at build time it reports every problem as skipped.
+std::unique_ptr<Backend> makeLibxsmmBackend(const BackendConfig& config);
+
+}  // namespace nkbench

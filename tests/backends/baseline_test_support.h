@@ -1,0 +1,105 @@
+// Shared by the baseline backend tests: creating a baseline by name and running
+// one problem through it against the reference.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/core/isa.h"
+#include "kernels/backend.h"
+#include "kernels/eigen/eigen_backend.h"
+#include "kernels/libxsmm/libxsmm_backend.h"
+#include "kernels/onednn/onednn_backend.h"
+#include "reference/compare.h"
+#include "reference/fill.h"
+#include "reference/reference_gemm.h"
+
+namespace nkbench::test {
+
+inline std::unique_ptr<Backend> makeBaseline(const std::string& name, const BackendConfig& config) {
+  if (name == "eigen") return makeEigenBackend(config);
+  if (name == "libxsmm") return makeLibxsmmBackend(config);
+  if (name == "onednn") return makeOnednnBackend(config, false);
+  if (name == "onednn-packed") return makeOnednnBackend(config, true);
+  ADD_FAILURE() << "unknown baseline " << name;
+  return nullptr;
+}
+
+// Whether CMake found the library behind a baseline, so that "unsupported" is a
+// failure rather than a skip.
+inline bool libraryBuiltIn(const std::string& name) {
+  if (name == "libxsmm") {
+#if defined(NKBENCH_EXPECT_LIBXSMM)
+    return true;
+#else
+    return false;
+#endif
+  }
+  if (name == "onednn" || name == "onednn-packed") {
+#if defined(NKBENCH_EXPECT_ONEDNN)
+    return true;
+#else
+    return false;
+#endif
+  }
+  return true;
+}
+
+inline BackendConfig hostConfig(Isa isa, int threads = 1) {
+  BackendConfig config;
+  config.host = detectCpuFeatures();
+  config.isa = isa;
+  config.threads = threads;
+  return config;
+}
+
+inline Isa bestHostIsa() { return bestIsa(detectCpuFeatures()).value_or(Isa::Avx2); }
+
+struct RunOutcome {
+  Verification verification;
+  KernelInfo info;
+};
+
+// Runs pack, compute and unpack the way the runner does. Beta-0 problems start from
+// a NaN C (which must never be read) and compute twice (the runner repeats it).
+inline RunOutcome runAgainstReference(Backend& backend, const Problem& problem) {
+  const ProblemData data = makeProblemData(problem, FillMode::ExactInteger);
+  std::vector<float> c = data.c_init;
+  if (!problem.accumulate) std::fill(c.begin(), c.end(), std::numeric_limits<float>::quiet_NaN());
+  const Operands operands{data.a.data(), data.b.data(), c.data()};
+
+  const std::unique_ptr<Kernel> kernel = backend.prepare(problem, operands);
+  kernel->pack();
+  kernel->compute();
+  if (!problem.accumulate) kernel->compute();
+  kernel->unpack();
+
+  const ReferenceResult reference =
+      referenceGemm(problem, data.a.data(), data.b.data(), data.c_init.data());
+  return {verifyResult(problem, FillMode::ExactInteger, c.data(), reference), kernel->info()};
+}
+
+inline Problem brgemm(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
+                      bool accumulate) {
+  Problem problem;
+  problem.kind = OpKind::Brgemm;
+  problem.m = m;
+  problem.n = n;
+  problem.k = k;
+  problem.batch = batch;
+  problem.accumulate = accumulate;
+  return problem;
+}
+
+inline Problem gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
+  Problem problem = brgemm(m, n, k, 1, false);
+  problem.kind = OpKind::Gemm;
+  return problem;
+}
+
+}  // namespace nkbench::test
