@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "harness/core/error.h"
+#include "harness/host/cache_info.h"
 #include "kernels/common/blocked_gemm.h"
 #include "kernels/mlir/mlir_compiler.h"
 #include "llvm/Config/llvm-config.h"
@@ -57,7 +58,7 @@ class GemmKernel final : public Kernel {
 class MlirBackend final : public Backend {
  public:
   MlirBackend(const BackendConfig& config, Lowering lowering)
-      : config_(config), lowering_(lowering), compiler_(config.isa) {}
+      : config_(config), lowering_(lowering), compiler_(config.isa, hostCacheSizes().l1d_bytes / 2) {}
 
   std::string name() const override { return lowering_ == Lowering::Nanokernel ? "mlir" : "mlir-default"; }
   std::string version() const override { return "MLIR " LLVM_VERSION_STRING; }

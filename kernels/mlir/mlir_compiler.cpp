@@ -95,7 +95,7 @@ class JitKernel final : public CompiledKernel {
 }  // namespace
 
 struct MlirCompiler::Impl {
-  explicit Impl(Isa cap) : isa(cap) {
+  Impl(Isa cap, std::int64_t budget) : isa(cap), cache_budget_bytes(budget) {
     initializeOnce();
     mlir::DialectRegistry registry;
     mlir::registerAllDialects(registry);
@@ -117,11 +117,13 @@ struct MlirCompiler::Impl {
   }
 
   Isa isa;
+  std::int64_t cache_budget_bytes;
   mlir::MLIRContext context;
   llvm::orc::JITTargetMachineBuilder target{llvm::Triple()};
 };
 
-MlirCompiler::MlirCompiler(Isa isa) : impl_(std::make_unique<Impl>(isa)) {}
+MlirCompiler::MlirCompiler(Isa isa, std::int64_t cache_budget_bytes)
+    : impl_(std::make_unique<Impl>(isa, cache_budget_bytes)) {}
 MlirCompiler::~MlirCompiler() = default;
 
 std::string MlirCompiler::targetDescription() const {
@@ -146,7 +148,7 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
                              diagnostic.empty() ? "no diagnostic" : diagnostic));
   };
 
-  const RegisterBlockPlan plan = planRegisterBlocks(p, schedule);
+  const RegisterBlockPlan plan = planRegisterBlocks(p, schedule, impl_->cache_budget_bytes);
   const std::string payload = buildPayload(p);
   const std::string script = buildTransformScript(p, plan, lowering);
   if (stages) {

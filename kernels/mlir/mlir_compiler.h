@@ -36,7 +36,8 @@ struct CompilationStages {
 class MlirCompiler {
  public:
   // Code is generated for the host CPU with every ISA level above `isa` disabled.
-  explicit MlirCompiler(Isa isa);
+  // `cache_budget_bytes` bounds the A and B data one pass over C streams (see RegisterBlockPlan).
+  MlirCompiler(Isa isa, std::int64_t cache_budget_bytes);
   ~MlirCompiler();
   MlirCompiler(const MlirCompiler&) = delete;
   MlirCompiler& operator=(const MlirCompiler&) = delete;

@@ -30,11 +30,18 @@ struct RowBand {
 
 struct RegisterBlockPlan {
   std::vector<RowBand> bands;  // cover [0, M) top to bottom
+  // Batch entries per pass over C; 0 = the whole batch in one pass. Set when the
+  // A and B blocks of the whole batch overflow the cache budget: the register
+  // blocks of a chunk then reuse A and B from L1, and C is revisited per chunk.
+  std::int64_t batch_chunk = 0;
 };
 
 // Full register blocks first; the last rows form one shorter band; in each band
 // the columns left over form a lane-multiple panel and then a narrow tail panel.
 // Short bands widen their blocks to keep the accumulator count of the schedule.
-RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& schedule);
+// `cache_budget_bytes`: how much A and B one pass over C may use (half of L1:
+// measured best against L2-sized chunks on 64^3 blocks with batch 8 to 64).
+RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& schedule,
+                                     std::int64_t cache_budget_bytes = 24 * 1024);
 
 }  // namespace nkbench::mlir_backend

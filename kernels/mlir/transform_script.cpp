@@ -59,13 +59,17 @@ struct LeafLoops {
   std::vector<std::string> reduction;  // batch loop, then K loop (those that exist)
 };
 
-LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const Leaf& leaf) {
-  // 1. Register block; beta 0 fuses the zero fill so accumulators start in registers.
-  auto [block, block_loops] = w.tile(leaf.op, {0, leaf.rows, leaf.cols, 0}, !p.accumulate);
+LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const Leaf& leaf, std::int64_t batch_chunk) {
+  // 0. Chunks of the batch that fit the cache budget, each a full pass over C.
+  std::string op = leaf.op;
+  if (batch_chunk > 0) op = w.tile(op, {batch_chunk, 0, 0, 0}, false).first;
+  // 1. Register block; beta 0 fuses the zero fill so accumulators start in
+  //    registers (not across chunks: there C carries the partial sums).
+  auto [block, block_loops] = w.tile(op, {0, leaf.rows, leaf.cols, 0}, !p.accumulate && batch_chunk == 0);
   // 2. Batch-reduce and K loops, step 1: each step is one rank-1 update of the block.
   std::string body = block;
   LeafLoops loops;
-  const std::int64_t batch_step = p.batch > 1 ? 1 : 0;
+  const std::int64_t batch_step = (batch_chunk > 0 ? batch_chunk : p.batch) > 1 ? 1 : 0;
   const std::int64_t k_step = p.k > 1 ? 1 : 0;
   if (batch_step || k_step) {
     auto [tiled, reduction] = w.tile(block, {batch_step, 0, 0, k_step}, false);
@@ -116,7 +120,7 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
   }
 
   std::vector<LeafLoops> leaf_loops;
-  for (const Leaf& leaf : leaves) leaf_loops.push_back(scheduleLeaf(w, p, leaf));
+  for (const Leaf& leaf : leaves) leaf_loops.push_back(scheduleLeaf(w, p, leaf, plan.batch_chunk));
 
   if (!p.accumulate) {
     w.line(fmt::format("%fills = transform.structured.match ops{{[\"linalg.fill\"]}} in %root : ({}) -> {}", kAny, kAny));

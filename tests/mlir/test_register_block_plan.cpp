@@ -75,6 +75,15 @@ TEST(RegisterBlockPlan, CoversAnyShapeOnEverySchedule) {
       for (std::int64_t n : {1, 5, 8, 15, 16, 17, 31, 32, 33, 65, 100}) expectValidPlan(brgemm(m, n, 3, 2), s);
 }
 
+TEST(RegisterBlockPlan, BatchesBeyondTheCacheBudgetRunInChunks) {
+  const Schedule& s = selectSchedule(Isa::Avx512, DType::F32);
+  // 32x32x16: A+B of one batch entry = 4 KiB.
+  EXPECT_EQ(planRegisterBlocks(brgemm(32, 32, 16, 4), s, 24 * 1024).batch_chunk, 0);  // 16 KiB fits
+  EXPECT_EQ(planRegisterBlocks(brgemm(32, 32, 16, 7), s, 24 * 1024).batch_chunk, 6);
+  EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 64, 32), s, 24 * 1024).batch_chunk, 1);  // 32 KiB each
+  EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 64, 1), s, 24 * 1024).batch_chunk, 0);   // nothing to split
+}
+
 TEST(Schedule, SelectionFollowsTheIsaCap) {
   EXPECT_EQ(selectSchedule(Isa::Avx2, DType::F32).registerBlock(), "4x16");
   EXPECT_EQ(selectSchedule(Isa::Avx2, DType::F32).vector_lanes, 8);
