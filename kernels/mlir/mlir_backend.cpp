@@ -58,7 +58,7 @@ class GemmKernel final : public Kernel {
 class MlirBackend final : public Backend {
  public:
   MlirBackend(const BackendConfig& config, Lowering lowering)
-      : config_(config), lowering_(lowering), compiler_(config.isa, hostCacheSizes().l1d_bytes / 2) {}
+      : config_(config), lowering_(lowering), compiler_(config.isa, hostCacheSizes()) {}
 
   std::string name() const override { return lowering_ == Lowering::Nanokernel ? "mlir" : "mlir-default"; }
   std::string version() const override { return "MLIR " LLVM_VERSION_STRING; }

@@ -95,7 +95,7 @@ class JitKernel final : public CompiledKernel {
 }  // namespace
 
 struct MlirCompiler::Impl {
-  Impl(Isa cap, std::int64_t budget) : isa(cap), cache_budget_bytes(budget) {
+  Impl(Isa cap, const CacheSizes& host_caches) : isa(cap), caches(host_caches) {
     initializeOnce();
     mlir::DialectRegistry registry;
     mlir::registerAllDialects(registry);
@@ -117,13 +117,12 @@ struct MlirCompiler::Impl {
   }
 
   Isa isa;
-  std::int64_t cache_budget_bytes;
+  CacheSizes caches;
   mlir::MLIRContext context;
   llvm::orc::JITTargetMachineBuilder target{llvm::Triple()};
 };
 
-MlirCompiler::MlirCompiler(Isa isa, std::int64_t cache_budget_bytes)
-    : impl_(std::make_unique<Impl>(isa, cache_budget_bytes)) {}
+MlirCompiler::MlirCompiler(Isa isa, const CacheSizes& caches) : impl_(std::make_unique<Impl>(isa, caches)) {}
 MlirCompiler::~MlirCompiler() = default;
 
 std::string MlirCompiler::targetDescription() const {
@@ -148,7 +147,7 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
                              diagnostic.empty() ? "no diagnostic" : diagnostic));
   };
 
-  const RegisterBlockPlan plan = planRegisterBlocks(p, schedule, impl_->cache_budget_bytes);
+  const RegisterBlockPlan plan = planRegisterBlocks(p, schedule, impl_->caches);
   const std::string payload = buildPayload(p);
   const std::string script = buildTransformScript(p, plan, lowering);
   if (stages) {

@@ -7,6 +7,7 @@
 
 #include "harness/core/isa.h"
 #include "harness/core/problem.h"
+#include "harness/host/cache_info.h"
 #include "kernels/mlir/nanokernel_check.h"
 #include "kernels/mlir/schedule.h"
 #include "kernels/mlir/transform_script.h"
@@ -36,8 +37,8 @@ struct CompilationStages {
 class MlirCompiler {
  public:
   // Code is generated for the host CPU with every ISA level above `isa` disabled.
-  // `cache_budget_bytes` bounds the A and B data one pass over C streams (see RegisterBlockPlan).
-  MlirCompiler(Isa isa, std::int64_t cache_budget_bytes);
+  // `caches` sizes the batch chunks (see RegisterBlockPlan).
+  MlirCompiler(Isa isa, const CacheSizes& caches);
   ~MlirCompiler();
   MlirCompiler(const MlirCompiler&) = delete;
   MlirCompiler& operator=(const MlirCompiler&) = delete;

@@ -18,12 +18,12 @@ std::vector<ColumnPanel> planPanels(std::int64_t n, std::int64_t block_cols, std
 
 }  // namespace
 
-RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& schedule,
-                                     std::int64_t cache_budget_bytes) {
+RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& schedule, const CacheSizes& caches) {
   RegisterBlockPlan plan;
   const std::int64_t bytes_per_batch = (problem.m * problem.k + problem.k * problem.n) * std::int64_t(sizeof(float));
-  if (problem.batch > 1 && bytes_per_batch * problem.batch > cache_budget_bytes) {
-    const std::int64_t chunk = std::max<std::int64_t>(1, cache_budget_bytes / bytes_per_batch);
+  const std::int64_t budget = problem.n > schedule.block_n ? caches.l1d_bytes / 2 : caches.l2_bytes / 2;
+  if (problem.batch > 1 && bytes_per_batch * problem.batch > budget) {
+    const std::int64_t chunk = std::max<std::int64_t>(1, budget / bytes_per_batch);
     if (chunk < problem.batch) plan.batch_chunk = chunk;
   }
   const std::int64_t full_rows = problem.m / schedule.block_m * schedule.block_m;

@@ -77,8 +77,8 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_tuple(OpKind::Brgemm, 17, 3, 65, 3, true),
                       std::make_tuple(OpKind::Brgemm, 33, 70, 9, 2, false),
                       // Batches that overflow the cache budget run in chunks, the last one partial.
-                      std::make_tuple(OpKind::Brgemm, 32, 32, 16, 7, false),
-                      std::make_tuple(OpKind::Brgemm, 32, 32, 16, 7, true),
+                      std::make_tuple(OpKind::Brgemm, 64, 64, 16, 7, false),
+                      std::make_tuple(OpKind::Brgemm, 64, 64, 16, 7, true),
                       std::make_tuple(OpKind::Brgemm, 64, 64, 64, 3, false),
                       std::make_tuple(OpKind::Gemm, 7, 33, 5, 1, false),
                       std::make_tuple(OpKind::Gemm, 100, 37, 129, 1, false),
@@ -87,7 +87,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(MlirStructure, Avx512KernelIsSixteenFmaNanokernelsWithoutGenericContractions) {
   const CpuFeatures features = detectCpuFeatures();
   if (!features.has(Isa::Avx512)) GTEST_SKIP() << "host lacks AVX-512";
-  mlir_backend::MlirCompiler compiler(Isa::Avx512, 24 * 1024);
+  mlir_backend::MlirCompiler compiler(Isa::Avx512, CacheSizes{});
   mlir_backend::CompilationStages stages;
   const Problem p = makeProblem(OpKind::Brgemm, 8, 32, 32, 4, false);
   auto kernel = compiler.compile(p, mlir_backend::selectSchedule(Isa::Avx512, DType::F32),
@@ -101,7 +101,7 @@ TEST(MlirStructure, Avx512KernelIsSixteenFmaNanokernelsWithoutGenericContraction
 }
 
 TEST(MlirStructure, Avx2CapUsesFourBySixteenBlocksOfYmmVectors) {
-  mlir_backend::MlirCompiler compiler(Isa::Avx2, 24 * 1024);
+  mlir_backend::MlirCompiler compiler(Isa::Avx2, CacheSizes{});
   mlir_backend::CompilationStages stages;
   const Problem p = makeProblem(OpKind::Brgemm, 8, 32, 16, 2, true);
   auto kernel = compiler.compile(p, mlir_backend::selectSchedule(Isa::Avx2, DType::F32),

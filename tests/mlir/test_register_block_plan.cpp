@@ -77,11 +77,15 @@ TEST(RegisterBlockPlan, CoversAnyShapeOnEverySchedule) {
 
 TEST(RegisterBlockPlan, BatchesBeyondTheCacheBudgetRunInChunks) {
   const Schedule& s = selectSchedule(Isa::Avx512, DType::F32);
-  // 32x32x16: A+B of one batch entry = 4 KiB.
-  EXPECT_EQ(planRegisterBlocks(brgemm(32, 32, 16, 4), s, 24 * 1024).batch_chunk, 0);  // 16 KiB fits
-  EXPECT_EQ(planRegisterBlocks(brgemm(32, 32, 16, 7), s, 24 * 1024).batch_chunk, 6);
-  EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 64, 32), s, 24 * 1024).batch_chunk, 1);  // 32 KiB each
-  EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 64, 1), s, 24 * 1024).batch_chunk, 0);   // nothing to split
+  const CacheSizes caches{48 * 1024, 1024 * 1024};
+  // N wider than the 32-column block: strided B panels, chunks sized to half of L1.
+  EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 16, 2), s, caches).batch_chunk, 0);   // 2 x 8 KiB fits
+  EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 16, 7), s, caches).batch_chunk, 3);   // 8 KiB each
+  EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 64, 32), s, caches).batch_chunk, 1);  // 32 KiB each
+  // N within one block: contiguous streams, chunks sized to half of L2.
+  EXPECT_EQ(planRegisterBlocks(brgemm(32, 32, 32, 64), s, caches).batch_chunk, 0);   // 512 KiB fits
+  EXPECT_EQ(planRegisterBlocks(brgemm(32, 32, 32, 100), s, caches).batch_chunk, 64);
+  EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 64, 1), s, caches).batch_chunk, 0);    // nothing to split
 }
 
 TEST(Schedule, SelectionFollowsTheIsaCap) {
