@@ -29,12 +29,14 @@ namespace nkbench::mlir_backend {
 namespace {
 
 // After the schedule: bufferize, then lower everything to the LLVM dialect.
+// The partial sums of a reduction split (a few KiB) live on the stack, not the heap.
 // The trailing canonicalize removes a self-copy (memref.copy %x, %x) that
 // bufferization leaves; full-unroll keeps n-D transfers out of stack buffers;
 // enable-x86vector lowers x86vector ops instead of leaving them behind; the
 // bare-pointer convention makes the kernel a plain C function of three pointers.
 constexpr const char* kLoweringPipeline =
-    "one-shot-bufferize,canonicalize,cse,canonicalize,"
+    "one-shot-bufferize,func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=65536}),"
+    "canonicalize,cse,canonicalize,"
     "convert-vector-to-scf{full-unroll=true},convert-scf-to-cf,expand-strided-metadata,lower-affine,"
     "convert-vector-to-llvm{enable-x86vector=true},finalize-memref-to-llvm,convert-math-to-llvm,"
     "convert-arith-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},convert-cf-to-llvm,"
@@ -148,7 +150,7 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
   };
 
   const RegisterBlockPlan plan = planRegisterBlocks(p, schedule, impl_->caches);
-  const std::string payload = buildPayload(p);
+  const std::string payload = buildPayload(p, plan.split);
   const std::string script = buildTransformScript(p, plan, lowering);
   if (stages) {
     stages->payload = payload;
@@ -173,6 +175,8 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
       mlir::failed(lowering_pm.run(*module)))
     throw fail("lowering to LLVM");
   const OpCounts lowered = countOps(*module);
+  // A kernel calls nothing: a call would be a heap allocation on every invocation.
+  if (lowered.count("llvm.call")) throw Error("mlir: the kernel for " + p.describe() + " allocates memory per call");
   if (stages) stages->llvm_dialect = printOp(*module);
 
   std::unique_ptr<llvm::TargetMachine> machine = impl_->targetMachine();

@@ -18,9 +18,9 @@ NanokernelExpectation expectedNanokernels(const RegisterBlockPlan& plan) {
   for (const RowBand& band : plan.bands)
     for (const ColumnPanel& panel : band.panels) {
       if (panel.lanes > 1)
-        expected.fma += band.rows * (panel.cols / panel.lanes);
+        expected.fma += plan.split.ways * band.rows * (panel.cols / panel.lanes);
       else
-        expected.scalar_tail += band.rows;
+        expected.scalar_tail += plan.split.ways * band.rows;
     }
   return expected;
 }

@@ -4,18 +4,75 @@
 
 namespace nkbench::mlir_backend {
 
-std::string buildPayload(const Problem& p) {
+namespace {
+
+// Reshapes and the contraction that writes the partial sums %p, for a split.
+std::string splitContraction(const Problem& p, const ReductionSplit& split, const std::string& a,
+                             const std::string& b) {
+  const std::int64_t ways = split.ways;
+  const bool over_batch = split.dim == ReductionSplit::Dim::Batch;
+  const std::string a4 = over_batch ? fmt::format("{}x{}x{}x{}xf32", p.batch / ways, ways, p.m, p.k)
+                                    : fmt::format("{}x{}x{}x{}xf32", p.batch, p.m, p.k / ways, ways);
+  const std::string b4 = over_batch ? fmt::format("{}x{}x{}x{}xf32", p.batch / ways, ways, p.k, p.n)
+                                    : fmt::format("{}x{}x{}x{}xf32", p.batch, p.k / ways, ways, p.n);
+  const char* a_groups = over_batch ? "[[0, 1], [2], [3]]" : "[[0], [1], [2, 3]]";
+  const char* b_groups = over_batch ? "[[0, 1], [2], [3]]" : "[[0], [1, 2], [3]]";
+  // Iteration dims (b, s, m, n, k); index along the split dim = i * ways + s.
+  const char* a_map = over_batch ? "(b, s, m, n, k) -> (b, s, m, k)" : "(b, s, m, n, k) -> (b, m, k, s)";
+  const char* b_map = over_batch ? "(b, s, m, n, k) -> (b, s, k, n)" : "(b, s, m, n, k) -> (b, k, s, n)";
+  const std::string partial = fmt::format("{}x{}x{}xf32", ways, p.m, p.n);
+  auto shape = [](const std::string& type) { return type.substr(0, type.size() - 4); };
+  auto dims = [&](const std::string& type) {
+    std::string out = shape(type);
+    for (char& c : out)
+      if (c == 'x') c = ',';
+    return out;
+  };
+  return fmt::format(
+      "    %a4 = tensor.expand_shape %a {ag} output_shape [{a4d}] : tensor<{a}> into tensor<{a4}>\n"
+      "    %b4 = tensor.expand_shape %b {bg} output_shape [{b4d}] : tensor<{b}> into tensor<{b4}>\n"
+      "    %p_empty = tensor.empty() : tensor<{pt}>\n"
+      "    %p_zero = linalg.fill ins(%zero : f32) outs(%p_empty : tensor<{pt}>) -> tensor<{pt}>\n"
+      "    %p = linalg.contract indexing_maps = [affine_map<{am}>, affine_map<{bm}>,\n"
+      "                                          affine_map<(b, s, m, n, k) -> (s, m, n)>]\n"
+      "        ins(%a4, %b4 : tensor<{a4}>, tensor<{b4}>) outs(%p_zero : tensor<{pt}>) -> tensor<{pt}>\n",
+      fmt::arg("a", a), fmt::arg("b", b), fmt::arg("a4", a4), fmt::arg("b4", b4), fmt::arg("a4d", dims(a4)),
+      fmt::arg("b4d", dims(b4)), fmt::arg("ag", a_groups), fmt::arg("bg", b_groups), fmt::arg("am", a_map),
+      fmt::arg("bm", b_map), fmt::arg("pt", partial));
+}
+
+}  // namespace
+
+PayloadOp payloadOp(const ReductionSplit& split) {
+  if (split.ways > 1) return {"linalg.contract", 2, 3};
+  return {"linalg.batch_reduce_matmul", 1, 2};
+}
+
+std::string buildPayload(const Problem& p, const ReductionSplit& split) {
   const std::string a = fmt::format("{}x{}x{}xf32", p.batch, p.m, p.k);
   const std::string b = fmt::format("{}x{}x{}xf32", p.batch, p.k, p.n);
   const std::string c = fmt::format("{}x{}xf32", p.m, p.n);
   std::string init = "%c";
-  std::string fill;
+  std::string fill = "    %zero = arith.constant 0.0 : f32\n";
   if (!p.accumulate) {
-    fill = fmt::format(
-        "    %zero = arith.constant 0.0 : f32\n"
-        "    %c_zero = linalg.fill ins(%zero : f32) outs(%c : tensor<{0}>) -> tensor<{0}>\n",
-        c);
+    fill += fmt::format("    %c_zero = linalg.fill ins(%zero : f32) outs(%c : tensor<{0}>) -> tensor<{0}>\n", c);
     init = "%c_zero";
+  }
+  std::string compute;
+  if (split.ways > 1) {
+    compute = splitContraction(p, split, a, b) +
+              fmt::format(
+                  "    %r = linalg.reduce ins(%p : tensor<{}x{}xf32>) outs({} : tensor<{}>) dimensions = [0]\n"
+                  "        (%in: f32, %acc: f32) {{\n"
+                  "          %sum = arith.addf %in, %acc : f32\n"
+                  "          linalg.yield %sum : f32\n"
+                  "        }}\n",
+                  split.ways, c.substr(0, c.size() - 4), init, c);
+  } else {
+    compute = fmt::format(
+        "    %r = linalg.batch_reduce_matmul ins(%a, %b : tensor<{}>, tensor<{}>)\n"
+        "                                    outs({} : tensor<{}>) -> tensor<{}>\n",
+        a, b, init, c, c);
   }
   // llvm.noalias lets LLVM keep C in registers across loads of A and B.
   return fmt::format(
@@ -25,14 +82,13 @@ std::string buildPayload(const Problem& p) {
       "    %b = bufferization.to_tensor %B restrict : memref<{b}> to tensor<{b}>\n"
       "    %c = bufferization.to_tensor %C restrict writable : memref<{c}> to tensor<{c}>\n"
       "{fill}"
-      "    %r = linalg.batch_reduce_matmul ins(%a, %b : tensor<{a}>, tensor<{b}>)\n"
-      "                                    outs({init} : tensor<{c}>) -> tensor<{c}>\n"
+      "{compute}"
       "    bufferization.materialize_in_destination %r in restrict writable %C\n"
       "        : (tensor<{c}>, memref<{c}>) -> ()\n"
       "    return\n"
       "}}\n",
       fmt::arg("fn", kKernelFunction), fmt::arg("a", a), fmt::arg("b", b), fmt::arg("c", c),
-      fmt::arg("fill", fill), fmt::arg("init", init));
+      fmt::arg("fill", fill), fmt::arg("compute", compute));
 }
 
 }  // namespace nkbench::mlir_backend

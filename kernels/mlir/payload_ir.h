@@ -4,6 +4,7 @@
 #include <string>
 
 #include "harness/core/problem.h"
+#include "kernels/mlir/register_block_plan.h"
 
 namespace nkbench::mlir_backend {
 
@@ -15,6 +16,17 @@ inline constexpr const char* kKernelFunction = "nk_brgemm";
 // (to_tensor ... restrict, materialize_in_destination) because hoisting of the
 // C accumulators out of the reduction loops works on tensors. beta 0 is a
 // `linalg.fill` of C that the schedule fuses into the register blocks.
-std::string buildPayload(const Problem& brgemm);
+// With a reduction split, A and B are reshaped (no copy) to expose the split
+// index s, a `linalg.contract` over (b, s, m, n, k) writes partial sums P[s],
+// and a `linalg.reduce` adds them into C.
+std::string buildPayload(const Problem& brgemm, const ReductionSplit& split = {});
+
+// The linalg op the schedule tiles, and the position of its M and N iteration dims.
+struct PayloadOp {
+  const char* name;
+  int m_dim;
+  int n_dim;
+};
+PayloadOp payloadOp(const ReductionSplit& split);
 
 }  // namespace nkbench::mlir_backend

@@ -16,6 +16,22 @@ std::vector<ColumnPanel> planPanels(std::int64_t n, std::int64_t block_cols, std
   return panels;
 }
 
+// Partial sums enough to give the largest block `min_accumulators` chains, over a
+// reduction dimension they divide; none when no dimension allows it.
+ReductionSplit planReductionSplit(const Problem& problem, const RegisterBlockPlan& plan, const Schedule& schedule) {
+  std::int64_t accumulators = 0;
+  for (const RowBand& band : plan.bands)
+    for (const ColumnPanel& panel : band.panels)
+      accumulators = std::max(accumulators, band.rows * (panel.cols / panel.lanes));
+  if (accumulators == 0 || accumulators >= schedule.min_accumulators) return {};
+  const std::int64_t wanted = (schedule.min_accumulators + accumulators - 1) / accumulators;
+  for (std::int64_t ways = wanted; ways > 1; --ways) {
+    if (problem.batch % ways == 0) return {ReductionSplit::Dim::Batch, ways};
+    if (problem.k % ways == 0) return {ReductionSplit::Dim::K, ways};
+  }
+  return {};
+}
+
 }  // namespace
 
 RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& schedule, const CacheSizes& caches) {
@@ -37,6 +53,8 @@ RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& sch
     const std::int64_t block_cols = vectors_per_row * schedule.vector_lanes;
     plan.bands.push_back({full_rows, rest, rest, planPanels(problem.n, block_cols, schedule.vector_lanes)});
   }
+  plan.split = planReductionSplit(problem, plan, schedule);
+  if (plan.split.ways > 1) plan.batch_chunk = 0;
   return plan;
 }
 

@@ -29,6 +29,15 @@ struct RowBand {
   std::vector<ColumnPanel> panels;  // cover [0, N) left to right
 };
 
+// Splitting the reduction into `ways` interleaved partial sums (index = i*ways + s),
+// summed at the end: more independent FMA chains for blocks too small to hide
+// FMA latency. It reassociates the sum, as libraries do for such shapes.
+struct ReductionSplit {
+  enum class Dim { None, Batch, K };
+  Dim dim = Dim::None;
+  std::int64_t ways = 1;
+};
+
 struct RegisterBlockPlan {
   std::vector<RowBand> bands;  // cover [0, M) top to bottom
   // Batch entries per pass over C; 0 = the whole batch in one pass. A register
@@ -39,6 +48,7 @@ struct RegisterBlockPlan {
   // (Measured on 32^3 and 64^3 blocks with batch 8 to 64: each rule alone loses
   // 5-15% on the other shape.)
   std::int64_t batch_chunk = 0;
+  ReductionSplit split;  // no chunks when split
 };
 
 // Full register blocks first; the last rows form one shorter band; in each band

@@ -20,6 +20,9 @@ struct Schedule {
   std::int64_t block_n;       // register block columns (block_n / vector_lanes vectors per row)
   std::int64_t vector_lanes;  // elements per vector register
   GemmBlocking gemm_block;    // preferred cache block when GEMM runs as BRGEMM calls
+  // Independent FMA chains needed to hide FMA latency (latency x FMA pipes).
+  // Blocks with fewer accumulators split the reduction into partial sums.
+  std::int64_t min_accumulators;
 
   std::int64_t accumulators() const { return block_m * (block_n / vector_lanes); }
   std::string registerBlock() const;  // "8x32"

@@ -1,5 +1,7 @@
 #include "kernels/mlir/transform_script.h"
 
+#include "kernels/mlir/payload_ir.h"
+
 #include <fmt/format.h>
 
 #include <vector>
@@ -59,35 +61,56 @@ struct LeafLoops {
   std::vector<std::string> reduction;  // batch loop, then K loop (those that exist)
 };
 
-LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const Leaf& leaf, std::int64_t batch_chunk) {
+// Tile sizes in the payload op's iteration order: (b, m, n, k), or (b, s, m, n, k)
+// when the reduction is split into partial sums over s.
+struct IterationSpace {
+  std::int64_t ways = 1;
+  std::vector<std::int64_t> sizes(std::int64_t b, std::int64_t s, std::int64_t m, std::int64_t n,
+                                  std::int64_t k) const {
+    if (ways > 1) return {b, s, m, n, k};
+    return {b, m, n, k};
+  }
+};
+
+LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPlan& plan, const Leaf& leaf) {
+  const IterationSpace space{plan.split.ways};
+  const std::int64_t ways = plan.split.ways;
+  const std::int64_t batch = plan.split.dim == ReductionSplit::Dim::Batch ? p.batch / ways : p.batch;
+  const std::int64_t k = plan.split.dim == ReductionSplit::Dim::K ? p.k / ways : p.k;
+  const std::int64_t s_block = ways > 1 ? ways : 0;
   // 0. Chunks of the batch that fit the cache budget, each a full pass over C.
   std::string op = leaf.op;
-  if (batch_chunk > 0) op = w.tile(op, {batch_chunk, 0, 0, 0}, false).first;
-  // 1. Register block; beta 0 fuses the zero fill so accumulators start in
-  //    registers (not across chunks: there C carries the partial sums).
-  auto [block, block_loops] = w.tile(op, {0, leaf.rows, leaf.cols, 0}, !p.accumulate && batch_chunk == 0);
+  if (plan.batch_chunk > 0) op = w.tile(op, space.sizes(plan.batch_chunk, 0, 0, 0, 0), false).first;
+  // 1. Register block (all partial sums of a split in it); zero fills are fused so
+  //    that accumulators start in registers (not across chunks: there C carries
+  //    the running sums).
+  const bool zero_init = !p.accumulate || ways > 1;
+  auto [block, block_loops] =
+      w.tile(op, space.sizes(0, s_block, leaf.rows, leaf.cols, 0), zero_init && plan.batch_chunk == 0);
   // 2. Batch-reduce and K loops, step 1: each step is one rank-1 update of the block.
   std::string body = block;
   LeafLoops loops;
-  const std::int64_t batch_step = (batch_chunk > 0 ? batch_chunk : p.batch) > 1 ? 1 : 0;
-  const std::int64_t k_step = p.k > 1 ? 1 : 0;
+  const std::int64_t batch_step = (plan.batch_chunk > 0 ? plan.batch_chunk : batch) > 1 ? 1 : 0;
+  const std::int64_t k_step = k > 1 ? 1 : 0;
   if (batch_step || k_step) {
-    auto [tiled, reduction] = w.tile(block, {batch_step, 0, 0, k_step}, false);
+    auto [tiled, reduction] = w.tile(block, space.sizes(batch_step, 0, 0, 0, k_step), false);
     body = tiled;
     loops.reduction = reduction;
   }
-  // 3. Nanokernel granularity: 1 row x `lanes` columns, then unroll the block fully.
+  // 3. Nanokernel granularity: 1 partial x 1 row x `lanes` columns, then unroll the block fully.
+  const std::int64_t s_step = ways > 1 ? 1 : 0;
   const std::int64_t row_step = leaf.rows > 1 ? 1 : 0;
   const std::int64_t col_step = leaf.cols > leaf.lanes ? leaf.lanes : 0;
   std::vector<std::string> register_loops;
-  if (row_step || col_step) {
-    auto [nano, nano_loops] = w.tile(body, {0, row_step, col_step, 0}, false);
+  if (s_step || row_step || col_step) {
+    auto [nano, nano_loops] = w.tile(body, space.sizes(0, s_step, row_step, col_step, 0), false);
     body = nano;
     register_loops = nano_loops;
   }
   w.line(fmt::format("transform.structured.vectorize {} {{create_named_contraction}} : {}", body, kAny));
   // Innermost loop first; factors equal trip counts, so the loops disappear.
   std::vector<std::int64_t> factors;
+  if (s_step) factors.push_back(ways);
   if (row_step) factors.push_back(leaf.rows);
   if (col_step) factors.push_back(leaf.cols / leaf.lanes);
   for (std::size_t i = register_loops.size(); i-- > 0;)
@@ -100,7 +123,8 @@ LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const Leaf& leaf, std:
 std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan, Lowering lowering) {
   ScriptWriter w;
   w.line(fmt::format("%func = transform.structured.match ops{{[\"func.func\"]}} in %root : ({}) -> {}", kAny, kAny));
-  w.line(fmt::format("%brgemm = transform.structured.match ops{{[\"linalg.batch_reduce_matmul\"]}} in %root : ({}) -> {}",
+  const PayloadOp payload_op = payloadOp(plan.split);
+  w.line(fmt::format("%brgemm = transform.structured.match ops{{[\"{}\"]}} in %root : ({}) -> {}", payload_op.name,
                      kAny, kAny));
 
   // Split the op into one statically shaped leaf per (band, panel) of the plan.
@@ -109,22 +133,26 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
   for (std::size_t bi = 0; bi < plan.bands.size(); ++bi) {
     const RowBand& band = plan.bands[bi];
     std::string band_op = rest;
-    if (bi + 1 < plan.bands.size()) std::tie(band_op, rest) = w.split(rest, 1, band.size);
+    if (bi + 1 < plan.bands.size()) std::tie(band_op, rest) = w.split(rest, payload_op.m_dim, band.size);
     std::string panel_rest = band_op;
     for (std::size_t pi = 0; pi < band.panels.size(); ++pi) {
       const ColumnPanel& panel = band.panels[pi];
       std::string panel_op = panel_rest;
-      if (pi + 1 < band.panels.size()) std::tie(panel_op, panel_rest) = w.split(panel_rest, 2, panel.size);
+      if (pi + 1 < band.panels.size()) std::tie(panel_op, panel_rest) = w.split(panel_rest, payload_op.n_dim, panel.size);
       leaves.push_back({panel_op, band.size, panel.size, band.rows, panel.cols, panel.lanes});
     }
   }
 
   std::vector<LeafLoops> leaf_loops;
-  for (const Leaf& leaf : leaves) leaf_loops.push_back(scheduleLeaf(w, p, leaf, plan.batch_chunk));
+  for (const Leaf& leaf : leaves) leaf_loops.push_back(scheduleLeaf(w, p, plan, leaf));
 
-  if (!p.accumulate) {
+  if (!p.accumulate || plan.split.ways > 1) {
     w.line(fmt::format("%fills = transform.structured.match ops{{[\"linalg.fill\"]}} in %root : ({}) -> {}", kAny, kAny));
     w.line(fmt::format("transform.structured.vectorize %fills : {}", kAny));
+  }
+  if (plan.split.ways > 1) {
+    w.line(fmt::format("%sums = transform.structured.match ops{{[\"linalg.reduce\"]}} in %root : ({}) -> {}", kAny, kAny));
+    w.line(fmt::format("transform.structured.vectorize %sums : {}", kAny));
   }
   w.line("transform.apply_patterns to %func {");
   w.line("  transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers");
@@ -143,6 +171,8 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
   }
   w.line("transform.apply_patterns to %func {");
   if (lowering == Lowering::Nanokernel) w.line("  transform.apply_patterns.x86vector.sink_vector_producer_ops");
+  if (plan.split.ways > 1)
+    w.line("  transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = \"innerparallel\"");
   w.line("  transform.apply_patterns.canonicalization");
   w.line(fmt::format("}} : {}", kAny));
   w.line(fmt::format("transform.apply_cse to %func : {}", kAny));

@@ -80,6 +80,10 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_tuple(OpKind::Brgemm, 64, 64, 16, 7, false),
                       std::make_tuple(OpKind::Brgemm, 64, 64, 16, 7, true),
                       std::make_tuple(OpKind::Brgemm, 64, 64, 64, 3, false),
+                      // Blocks too small to hide FMA latency split the batch or K into partial sums.
+                      std::make_tuple(OpKind::Brgemm, 4, 16, 32, 8, false),
+                      std::make_tuple(OpKind::Brgemm, 4, 16, 30, 1, true),
+                      std::make_tuple(OpKind::Brgemm, 2, 5, 7, 3, true),
                       std::make_tuple(OpKind::Gemm, 7, 33, 5, 1, false),
                       std::make_tuple(OpKind::Gemm, 100, 37, 129, 1, false),
                       std::make_tuple(OpKind::Gemm, 128, 96, 64, 1, false)));

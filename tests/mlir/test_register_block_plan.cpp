@@ -88,6 +88,19 @@ TEST(RegisterBlockPlan, BatchesBeyondTheCacheBudgetRunInChunks) {
   EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 64, 1), s, caches).batch_chunk, 0);    // nothing to split
 }
 
+TEST(RegisterBlockPlan, SmallBlocksSplitTheReductionIntoPartialSums) {
+  const Schedule& s = selectSchedule(Isa::Avx512, DType::F32);
+  const RegisterBlockPlan batch_split = planRegisterBlocks(brgemm(4, 16, 32, 32), s);  // 4 accumulators
+  EXPECT_EQ(batch_split.split.dim, ReductionSplit::Dim::Batch);
+  EXPECT_EQ(batch_split.split.ways, 2);
+  const RegisterBlockPlan k_split = planRegisterBlocks(brgemm(1, 16, 32, 1), s);  // 1 accumulator, batch 1
+  EXPECT_EQ(k_split.split.dim, ReductionSplit::Dim::K);
+  EXPECT_EQ(k_split.split.ways, 8);
+  EXPECT_EQ(planRegisterBlocks(brgemm(1, 16, 7, 1), s).split.ways, 7);  // the largest divisor that helps
+  EXPECT_EQ(planRegisterBlocks(brgemm(1, 16, 1, 1), s).split.ways, 1);  // nothing to split
+  EXPECT_EQ(planRegisterBlocks(brgemm(8, 32, 32, 32), s).split.ways, 1);  // 16 accumulators suffice
+}
+
 TEST(Schedule, SelectionFollowsTheIsaCap) {
   EXPECT_EQ(selectSchedule(Isa::Avx2, DType::F32).registerBlock(), "4x16");
   EXPECT_EQ(selectSchedule(Isa::Avx2, DType::F32).vector_lanes, 8);
