@@ -78,7 +78,7 @@ class MlirBackend final : public Backend {
       auto compiled = compileCached(problem, schedule);
       return std::make_unique<BrgemmKernel>(compiled, operands, describe(*compiled, schedule, target()));
     }
-    BlockedGemm gemm(problem, chooseGemmBlocking(problem, schedule.gemm_block, schedule.block_m, schedule.block_n));
+    BlockedGemm gemm(problem, chooseGemmBlocking(problem, schedule.gemm_block, schedule.block_m, schedule.vector_lanes));
     auto compiled = compileCached(gemm.blockProblem(), schedule);
     KernelInfo info = describe(*compiled, schedule, target());
     const GemmBlocking& b = gemm.blocking();

@@ -92,6 +92,18 @@ TEST(Cli, IsaCapChangesTheMlirRegisterBlock) {
   EXPECT_EQ(report.at("rows")[0].at("register_block"), "4x16");
 }
 
+TEST(Cli, TinyAndOddShapesVerifyOnEveryBackend) {
+  // A single output can cancel to zero under the exact fill; it must still verify, not be mistrusted.
+  const fs::path suite = tempPath("tiny.yaml");
+  std::ofstream(suite) << "suite: tiny\ncases:\n"
+                          "  - {id: one-beta1, kind: brgemm, shape: [1, 1, 1], beta: 1}\n"
+                          "  - {id: gemm-one, kind: gemm, shape: [1, 1, 1]}\n"
+                          "  - {id: gemm-3x70x1, kind: gemm, shape: [3, 70, 1]}\n";
+  const Outcome run = nkbench("run --suite " + suite.string() + " " + kQuick);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("18 rows: 18 passed, 0 failed, 0 skipped"), std::string::npos) << run.output;
+}
+
 TEST(Cli, MalformedSuiteNamesFileAndLine) {
   const fs::path suite = tempPath("bad.yaml");
   std::ofstream(suite) << "suite: bad\ncases:\n  - id: x\n    kind: brgemm\n    m: 8\n    n: 8\n    k: 8\n    colour: red\n";
