@@ -36,7 +36,7 @@ std::uint64_t chunkKey(std::uint64_t seed, Operand operand, std::int64_t chunk) 
 // Calls value(bits, index) for every index in [0, count), with bits a random
 // 64-bit word that is a function of (seed, operand, index) only.
 template <class ValueOf>
-void fillChunked(std::vector<float>& out, std::int64_t count, std::uint64_t seed, Operand operand,
+void fillChunked(FloatBuffer& out, std::int64_t count, std::uint64_t seed, Operand operand,
                  ValueOf&& value) {
   out.resize(static_cast<std::size_t>(count));
   for (std::int64_t chunk_begin = 0; chunk_begin < count; chunk_begin += kFillChunk) {

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/core/aligned_buffer.h"
 #include "harness/core/problem.h"
 
 namespace nkbench {
@@ -22,9 +23,9 @@ std::string_view toString(FillMode mode);
 std::optional<FillMode> parseFillMode(std::string_view text);  // "exact" | "random"
 
 struct ProblemData {
-  std::vector<float> a;       // batch x M x K
-  std::vector<float> b;       // batch x K x N
-  std::vector<float> c_init;  // M x N: initial C (zeros unless the problem accumulates)
+  FloatBuffer a;       // batch x M x K
+  FloatBuffer b;       // batch x K x N
+  FloatBuffer c_init;  // M x N: initial C (zeros unless the problem accumulates)
 };
 
 // Deterministic for a given (problem, mode, seed), independent of thread count.

@@ -36,7 +36,7 @@ void copyTileZeroPadded(const float* matrix, std::int64_t rows, std::int64_t col
 }  // namespace
 
 void packABlocked(const float* a, std::int64_t m, std::int64_t k, const GemmBlocking& blocking,
-                  std::vector<float>& packed) {
+                  FloatBuffer& packed) {
   checkBlocking(blocking);
   const std::int64_t mb = blockCount(m, blocking.bm);
   const std::int64_t kb = blockCount(k, blocking.bk);
@@ -49,7 +49,7 @@ void packABlocked(const float* a, std::int64_t m, std::int64_t k, const GemmBloc
 }
 
 void packBBlocked(const float* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
-                  std::vector<float>& packed) {
+                  FloatBuffer& packed) {
   checkBlocking(blocking);
   const std::int64_t nb = blockCount(n, blocking.bn);
   const std::int64_t kb = blockCount(k, blocking.bk);
@@ -61,7 +61,7 @@ void packBBlocked(const float* b, std::int64_t k, std::int64_t n, const GemmBloc
                          packed.data() + (j * kb + l) * tile);
 }
 
-void unpackCBlocked(const std::vector<float>& blocked, std::int64_t m, std::int64_t n,
+void unpackCBlocked(const FloatBuffer& blocked, std::int64_t m, std::int64_t n,
                     const GemmBlocking& blocking, float* c) {
   checkBlocking(blocking);
   const std::int64_t mb = blockCount(m, blocking.bm);

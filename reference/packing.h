@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "harness/core/aligned_buffer.h"
+
 namespace nkbench {
 
 struct GemmBlocking {
@@ -19,12 +21,12 @@ inline std::int64_t blockCount(std::int64_t extent, std::int64_t block) {
 
 // A (M x K row-major) -> [Mb][Kb][bm][bk], zero-padded.
 void packABlocked(const float* a, std::int64_t m, std::int64_t k, const GemmBlocking& blocking,
-                  std::vector<float>& packed);
+                  FloatBuffer& packed);
 // B (K x N row-major) -> [Nb][Kb][bk][bn], zero-padded.
 void packBBlocked(const float* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
-                  std::vector<float>& packed);
+                  FloatBuffer& packed);
 // C blocked [Mb][Nb][bm][bn] -> C (M x N row-major), dropping the padding.
-void unpackCBlocked(const std::vector<float>& blocked, std::int64_t m, std::int64_t n,
+void unpackCBlocked(const FloatBuffer& blocked, std::int64_t m, std::int64_t n,
                     const GemmBlocking& blocking, float* c);
 
 }  // namespace nkbench

@@ -11,7 +11,7 @@
 
 namespace nkbench {
 
-// Column names in file order (meanings: docs/formats.md, "Output columns").
+// Column names in file order (meanings: README.md, "Output columns").
 std::span<const std::string_view> csvColumns();
 
 // One record without its line end: fields quoted per RFC 4180 where needed.

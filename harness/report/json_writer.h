@@ -11,11 +11,11 @@
 
 namespace nkbench {
 
-// Written as "nkbench_version"; keep in step with project(VERSION) in CMakeLists.txt.
-inline constexpr std::string_view kNkbenchVersion = "0.1";
+// Written as "nkbench_version": project(VERSION) of CMakeLists.txt.
+inline constexpr std::string_view kNkbenchVersion = NKBENCH_VERSION;
 
 // {"nkbench_version": ..., "metadata": {...}, "rows": [{...}, ...]}. Row keys are
-// the CSV columns; measurements not taken are null (docs/formats.md).
+// the CSV columns; measurements not taken are null (README.md).
 nlohmann::json toJson(const RunMetadata& metadata, const std::vector<ResultRow>& rows);
 nlohmann::json toJson(const ResultRow& row);
 

@@ -70,9 +70,9 @@ void measureBackend(Backend& backend, const SuiteCase& c, const ProblemData& dat
     return;
   }
   // beta 0 must overwrite C: start from NaN so that an unwritten element cannot pass.
-  std::vector<float> c_buffer = c.problem.accumulate
+  FloatBuffer c_buffer = c.problem.accumulate
                                     ? data.c_init
-                                    : std::vector<float>(data.c_init.size(), std::numeric_limits<float>::quiet_NaN());
+                                    : FloatBuffer(data.c_init.size(), std::numeric_limits<float>::quiet_NaN());
   Operands operands{data.a.data(), data.b.data(), c_buffer.data()};
   const auto compile_start = Clock::now();
   std::unique_ptr<Kernel> kernel = backend.prepare(c.problem, operands);

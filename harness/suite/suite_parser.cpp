@@ -1,4 +1,4 @@
-// Reads shape suites from YAML (format in docs/formats.md, "Suite files").
+// Reads shape suites from YAML (format in README.md, "Suite files").
 // Every rule is checked before a Suite is returned, and every error names the
 // file, the 1-based line and the offending key or case.
 #include "harness/suite/suite.h"

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "harness/core/aligned_buffer.h"
 #include "harness/core/problem.h"
 #include "reference/packing.h"
 
@@ -47,7 +48,7 @@ class BlockedGemm {
   Problem problem_;
   GemmBlocking blocking_;
   std::int64_t mb_, nb_, kb_;
-  std::vector<float> packed_a_, packed_b_, blocked_c_;
+  FloatBuffer packed_a_, packed_b_, blocked_c_;
 };
 
 }  // namespace nkbench

@@ -2,6 +2,7 @@
 // one problem through it against the reference.
 #pragma once
 
+#include "harness/core/aligned_buffer.h"
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -69,7 +70,7 @@ struct RunOutcome {
 // a NaN C (which must never be read) and compute twice (the runner repeats it).
 inline RunOutcome runAgainstReference(Backend& backend, const Problem& problem) {
   const ProblemData data = makeProblemData(problem, FillMode::ExactInteger);
-  std::vector<float> c = data.c_init;
+  FloatBuffer c = data.c_init;
   if (!problem.accumulate) std::fill(c.begin(), c.end(), std::numeric_limits<float>::quiet_NaN());
   const Operands operands{data.a.data(), data.b.data(), c.data()};
 

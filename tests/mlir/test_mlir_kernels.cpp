@@ -28,8 +28,8 @@ Problem makeProblem(OpKind kind, std::int64_t m, std::int64_t n, std::int64_t k,
 // Runs the backend on exact-integer data; the result must match bit for bit.
 Verification runAndVerify(Backend& backend, const Problem& p) {
   const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
-  std::vector<float> c = p.accumulate ? data.c_init
-                                      : std::vector<float>(data.c_init.size(), std::numeric_limits<float>::quiet_NaN());
+  FloatBuffer c = p.accumulate ? data.c_init
+                                      : FloatBuffer(data.c_init.size(), std::numeric_limits<float>::quiet_NaN());
   auto kernel = backend.prepare(p, {data.a.data(), data.b.data(), c.data()});
   kernel->pack();
   kernel->compute();
@@ -121,7 +121,7 @@ TEST(MlirStructure, GenericLoweringIsNotReportedAsNanokernel) {
   auto backend = makeMlirDefaultBackend(configFor(hostIsas().back()));
   const Problem p = makeProblem(OpKind::Brgemm, 8, 32, 8, 2, false);
   const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
-  std::vector<float> c(data.c_init.size());
+  FloatBuffer c(data.c_init.size());
   auto kernel = backend->prepare(p, {data.a.data(), data.b.data(), c.data()});
   EXPECT_EQ(kernel->info().nanokernel.rfind("generic", 0), 0u) << kernel->info().nanokernel;
 }

@@ -2,6 +2,7 @@
 // for a kernel under test.
 #pragma once
 
+#include "harness/core/aligned_buffer.h"
 #include <cstdint>
 #include <vector>
 
@@ -12,9 +13,9 @@ namespace nkbench::testing {
 
 enum class ReductionOrder { Forward, Backward };
 
-inline std::vector<float> naiveFp32Gemm(const Problem& p, const ProblemData& data,
+inline FloatBuffer naiveFp32Gemm(const Problem& p, const ProblemData& data,
                                         ReductionOrder order) {
-  std::vector<float> c(data.c_init);
+  FloatBuffer c(data.c_init);
   const std::int64_t length = p.reductionLength();
   for (std::int64_t i = 0; i < p.m; ++i)
     for (std::int64_t j = 0; j < p.n; ++j) {

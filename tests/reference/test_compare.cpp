@@ -22,8 +22,8 @@ struct Case {
   Case(Problem p, FillMode fill) : problem(p), mode(fill), data(makeProblemData(p, fill)) {
     reference = referenceGemm(p, data.a.data(), data.b.data(), data.c_init.data());
   }
-  std::vector<float> kernel(ReductionOrder order) const { return naiveFp32Gemm(problem, data, order); }
-  Verification verify(const std::vector<float>& got) const {
+  FloatBuffer kernel(ReductionOrder order) const { return naiveFp32Gemm(problem, data, order); }
+  Verification verify(const FloatBuffer& got) const {
     return verifyResult(problem, mode, got.data(), reference);
   }
 };
@@ -49,7 +49,7 @@ TEST(Compare, ExactFillPassesAnySummationOrder) {
 
 TEST(Compare, ExactFillFlagsASingleUlp) {
   const Case test(makeProblem(8, 8, 32, 2, false), FillMode::ExactInteger);
-  std::vector<float> got = test.kernel(ReductionOrder::Forward);
+  FloatBuffer got = test.kernel(ReductionOrder::Forward);
   got[3 * 8 + 5] = std::nextafter(got[3 * 8 + 5], std::numeric_limits<float>::infinity());
   const Verification result = test.verify(got);
   EXPECT_EQ(result.status, VerifyStatus::Failed);
@@ -61,8 +61,8 @@ TEST(Compare, ExactFillFlagsASingleUlp) {
 
 TEST(Compare, RandomFillPassesSummationOrderDifferences) {
   const Case test(makeProblem(16, 16, 256, 16, true), FillMode::Random);
-  const std::vector<float> forward = test.kernel(ReductionOrder::Forward);
-  const std::vector<float> backward = test.kernel(ReductionOrder::Backward);
+  const FloatBuffer forward = test.kernel(ReductionOrder::Forward);
+  const FloatBuffer backward = test.kernel(ReductionOrder::Backward);
   ASSERT_NE(forward, backward);  // the orders really round differently
   for (const auto* got : {&forward, &backward}) {
     const Verification result = test.verify(*got);
@@ -74,7 +74,7 @@ TEST(Compare, RandomFillPassesSummationOrderDifferences) {
 
 TEST(Compare, RandomFillFlagsAWrongTerm) {
   const Case test(makeProblem(8, 8, 64, 4, false), FillMode::Random);
-  std::vector<float> got = test.kernel(ReductionOrder::Forward);
+  FloatBuffer got = test.kernel(ReductionOrder::Forward);
   // As if one extra product of two unit values had been summed in.
   got[0] += 1.0f;
   const Verification result = test.verify(got);
@@ -87,7 +87,7 @@ TEST(Compare, NonFiniteResultsNeverPass) {
   for (FillMode mode : {FillMode::ExactInteger, FillMode::Random}) {
     const Case test(makeProblem(4, 4, 8, 1, false), mode);
     for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
-      std::vector<float> got = test.kernel(ReductionOrder::Forward);
+      FloatBuffer got = test.kernel(ReductionOrder::Forward);
       got[6] = bad;
       const Verification result = test.verify(got);
       EXPECT_EQ(result.status, VerifyStatus::Failed) << toString(mode);
@@ -101,7 +101,7 @@ TEST(Compare, NonFiniteResultsNeverPass) {
 TEST(Compare, AllZeroOutputFails) {
   for (FillMode mode : {FillMode::ExactInteger, FillMode::Random}) {
     const Case test(makeProblem(8, 8, 16, 2, false), mode);
-    const Verification result = test.verify(std::vector<float>(64, 0.0f));
+    const Verification result = test.verify(FloatBuffer(64, 0.0f));
     EXPECT_EQ(result.status, VerifyStatus::Failed);
     EXPECT_EQ(result.mismatches, 64);
     EXPECT_NE(result.detail.find("64 of 64"), std::string::npos) << result.detail;
@@ -110,7 +110,7 @@ TEST(Compare, AllZeroOutputFails) {
 
 TEST(Compare, DetailListsAtMostFivePoints) {
   const Case test(makeProblem(8, 8, 16, 2, false), FillMode::ExactInteger);
-  std::vector<float> got = test.kernel(ReductionOrder::Forward);
+  FloatBuffer got = test.kernel(ReductionOrder::Forward);
   for (float& value : got) value += 1.0f;
   const std::string detail = test.verify(got).detail;
   std::size_t points = 0;
@@ -123,7 +123,7 @@ TEST(Compare, MistrustsAMostlyZeroReference) {
   const Case test(makeProblem(8, 8, 16, 1, false), FillMode::ExactInteger);
   ReferenceResult zero_reference = test.reference;
   std::fill(zero_reference.value.begin(), zero_reference.value.end(), 0.0);
-  const std::vector<float> nothing_written(64, 0.0f);
+  const FloatBuffer nothing_written(64, 0.0f);
   const Verification result =
       verifyResult(test.problem, test.mode, nothing_written.data(), zero_reference);
   EXPECT_EQ(result.status, VerifyStatus::Mistrusted);
@@ -133,7 +133,7 @@ TEST(Compare, MistrustsAMostlyZeroReference) {
 
 TEST(Compare, MistrustsAnAllZeroProblem) {
   const Problem p = makeProblem(4, 4, 4, 1, false);
-  const std::vector<float> zeros(16, 0.0f);
+  const FloatBuffer zeros(16, 0.0f);
   const ReferenceResult reference = referenceGemm(p, zeros.data(), zeros.data(), zeros.data());
   for (FillMode mode : {FillMode::ExactInteger, FillMode::Random})
     EXPECT_EQ(verifyResult(p, mode, zeros.data(), reference).status, VerifyStatus::Mistrusted);

@@ -127,7 +127,7 @@ TEST(Fill, ExactPartialSumsStayExactForHugeReductions) {
   // Any summation order then gives the exact (double) reference bit for bit.
   const ReferenceResult reference = referenceGemm(p, data.a.data(), data.b.data(), data.c_init.data());
   for (auto order : {testing::ReductionOrder::Forward, testing::ReductionOrder::Backward}) {
-    const std::vector<float> c = testing::naiveFp32Gemm(p, data, order);
+    const FloatBuffer c = testing::naiveFp32Gemm(p, data, order);
     for (std::size_t index = 0; index < c.size(); ++index)
       ASSERT_EQ(double(c[index]), reference.value[index]) << "output " << index;
   }

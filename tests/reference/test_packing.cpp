@@ -11,8 +11,8 @@
 namespace nkbench {
 namespace {
 
-std::vector<float> iota(std::int64_t count) {
-  std::vector<float> values(static_cast<std::size_t>(count));
+FloatBuffer iota(std::int64_t count) {
+  FloatBuffer values(static_cast<std::size_t>(count));
   std::iota(values.begin(), values.end(), 1.0f);  // from 1: a padding zero stands out
   return values;
 }
@@ -26,12 +26,12 @@ class PackingShapes
 TEST_P(PackingShapes, PackThenUnpackRoundTrips) {
   const auto [rows, cols, block_rows, block_cols] = GetParam();
   const GemmBlocking blocking{block_rows, block_cols, block_cols};
-  const std::vector<float> matrix = iota(rows * cols);
-  std::vector<float> packed;
+  const FloatBuffer matrix = iota(rows * cols);
+  FloatBuffer packed;
   packABlocked(matrix.data(), rows, cols, blocking, packed);
   EXPECT_EQ(std::int64_t(packed.size()),
             blockCount(rows, block_rows) * block_rows * blockCount(cols, block_cols) * block_cols);
-  std::vector<float> unpacked(matrix.size(), -1.0f);
+  FloatBuffer unpacked(matrix.size(), -1.0f);
   unpackCBlocked(packed, rows, cols, blocking, unpacked.data());
   EXPECT_EQ(unpacked, matrix);
 }
@@ -39,8 +39,8 @@ TEST_P(PackingShapes, PackThenUnpackRoundTrips) {
 TEST_P(PackingShapes, APackPlacesEveryElementAndZeroPads) {
   const auto [m, k, bm, bk] = GetParam();
   const GemmBlocking blocking{bm, 64, bk};
-  const std::vector<float> a = iota(m * k);
-  std::vector<float> packed(7, 99.0f);  // stale contents must not survive
+  const FloatBuffer a = iota(m * k);
+  FloatBuffer packed(7, 99.0f);  // stale contents must not survive
   packABlocked(a.data(), m, k, blocking, packed);
   const std::int64_t kb = blockCount(k, bk);
   for (std::int64_t i = 0; i < blockCount(m, bm) * bm; ++i)
@@ -53,8 +53,8 @@ TEST_P(PackingShapes, APackPlacesEveryElementAndZeroPads) {
 TEST_P(PackingShapes, BPackPlacesEveryElementAndZeroPads) {
   const auto [k, n, bk, bn] = GetParam();
   const GemmBlocking blocking{64, bn, bk};
-  const std::vector<float> b = iota(k * n);
-  std::vector<float> packed;
+  const FloatBuffer b = iota(k * n);
+  FloatBuffer packed;
   packBBlocked(b.data(), k, n, blocking, packed);
   const std::int64_t kb = blockCount(k, bk);
   for (std::int64_t l = 0; l < kb * bk; ++l)
@@ -74,13 +74,13 @@ TEST(Packing, BlockedGemmMatchesTheReference) {
   const Problem p = testing::makeProblem(65, 33, 70, 1, false);
   const GemmBlocking blocking{32, 16, 32};
   const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
-  std::vector<float> packed_a, packed_b;
+  FloatBuffer packed_a, packed_b;
   packABlocked(data.a.data(), p.m, p.k, blocking, packed_a);
   packBBlocked(data.b.data(), p.k, p.n, blocking, packed_b);
   const std::int64_t mb = blockCount(p.m, blocking.bm), nb = blockCount(p.n, blocking.bn);
   const std::int64_t kb = blockCount(p.k, blocking.bk);
   const auto [bm, bn, bk] = blocking;
-  std::vector<float> blocked_c(static_cast<std::size_t>(mb * nb * bm * bn), 0.0f);
+  FloatBuffer blocked_c(static_cast<std::size_t>(mb * nb * bm * bn), 0.0f);
   for (std::int64_t i = 0; i < mb; ++i)
     for (std::int64_t j = 0; j < nb; ++j)
       for (std::int64_t l = 0; l < kb; ++l) {
@@ -91,21 +91,21 @@ TEST(Packing, BlockedGemmMatchesTheReference) {
           for (std::int64_t s = 0; s < bk; ++s)
             for (std::int64_t c = 0; c < bn; ++c) c_tile[r * bn + c] += a_tile[r * bk + s] * b_tile[s * bn + c];
       }
-  std::vector<float> c(static_cast<std::size_t>(p.cElements()));
+  FloatBuffer c(static_cast<std::size_t>(p.cElements()));
   unpackCBlocked(blocked_c, p.m, p.n, blocking, c.data());
   EXPECT_EQ(c, testing::naiveFp32Gemm(p, data, testing::ReductionOrder::Forward));
 }
 
 TEST(Packing, RejectsNonPositiveBlocks) {
-  std::vector<float> packed;
+  FloatBuffer packed;
   const float value = 1.0f;
   EXPECT_THROW(packABlocked(&value, 1, 1, GemmBlocking{0, 64, 64}, packed), Error);
   EXPECT_THROW(packBBlocked(&value, 1, 1, GemmBlocking{64, 64, -1}, packed), Error);
 }
 
 TEST(Packing, UnpackRejectsAWronglySizedBuffer) {
-  std::vector<float> c(4);
-  EXPECT_THROW(unpackCBlocked(std::vector<float>(3), 2, 2, GemmBlocking{2, 2, 2}, c.data()), Error);
+  FloatBuffer c(4);
+  EXPECT_THROW(unpackCBlocked(FloatBuffer(3), 2, 2, GemmBlocking{2, 2, 2}, c.data()), Error);
 }
 
 }  // namespace

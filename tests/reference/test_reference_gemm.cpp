@@ -16,9 +16,9 @@ using testing::makeProblem;
 //   C_init = [1 -1; 0 2]
 TEST(ReferenceGemm, MatchesAHandComputedBrgemm) {
   const Problem p = makeProblem(2, 2, 2, 2, true);
-  const std::vector<float> a = {1, 2, 3, 4, 1, 0, 0, -1};
-  const std::vector<float> b = {5, 6, 7, 8, 2, 1, 1, -2};
-  const std::vector<float> c_init = {1, -1, 0, 2};
+  const FloatBuffer a = {1, 2, 3, 4, 1, 0, 0, -1};
+  const FloatBuffer b = {5, 6, 7, 8, 2, 1, 1, -2};
+  const FloatBuffer c_init = {1, -1, 0, 2};
   const ReferenceResult result = referenceGemm(p, a.data(), b.data(), c_init.data());
   EXPECT_EQ(result.value, (std::vector<double>{22, 22, 42, 54}));
   // |C_init| + |A0||B0| + |A1||B1|
@@ -27,9 +27,9 @@ TEST(ReferenceGemm, MatchesAHandComputedBrgemm) {
 
 TEST(ReferenceGemm, IgnoresCInitWithoutAccumulate) {
   const Problem p = makeProblem(1, 2, 3, 1, false);
-  const std::vector<float> a = {1, -2, 3};
-  const std::vector<float> b = {1, 2, 3, -4, 5, 6};  // 3x2
-  const std::vector<float> garbage = {1e30f, -1e30f};
+  const FloatBuffer a = {1, -2, 3};
+  const FloatBuffer b = {1, 2, 3, -4, 5, 6};  // 3x2
+  const FloatBuffer garbage = {1e30f, -1e30f};
   const ReferenceResult result = referenceGemm(p, a.data(), b.data(), garbage.data());
   EXPECT_EQ(result.value, (std::vector<double>{1 - 6 + 15, 2 + 8 + 18}));
   EXPECT_EQ(result.magnitude, (std::vector<double>{1 + 6 + 15, 2 + 8 + 18}));
@@ -39,7 +39,7 @@ TEST(ReferenceGemm, AgreesWithPlainLoopsOnRectangularBatches) {
   const Problem p = makeProblem(7, 5, 3, 4, true);
   const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
   const ReferenceResult result = referenceGemm(p, data.a.data(), data.b.data(), data.c_init.data());
-  const std::vector<float> loops = testing::naiveFp32Gemm(p, data, testing::ReductionOrder::Forward);
+  const FloatBuffer loops = testing::naiveFp32Gemm(p, data, testing::ReductionOrder::Forward);
   for (std::size_t index = 0; index < loops.size(); ++index)
     ASSERT_EQ(result.value[index], double(loops[index]));
 }
