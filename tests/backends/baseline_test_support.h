@@ -2,7 +2,6 @@
 // one problem through it against the reference.
 #pragma once
 
-#include "harness/core/aligned_buffer.h"
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/aligned_buffer.h"
 #include "harness/core/isa.h"
 #include "kernels/backend.h"
 #include "kernels/eigen/eigen_backend.h"
@@ -19,6 +19,7 @@
 #include "reference/compare.h"
 #include "reference/fill.h"
 #include "reference/reference_gemm.h"
+#include "tests/support/test_problems.h"
 
 namespace nkbench::test {
 
@@ -87,20 +88,11 @@ inline RunOutcome runAgainstReference(Backend& backend, const Problem& problem) 
 
 inline Problem brgemm(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
                       bool accumulate) {
-  Problem problem;
-  problem.kind = OpKind::Brgemm;
-  problem.m = m;
-  problem.n = n;
-  problem.k = k;
-  problem.batch = batch;
-  problem.accumulate = accumulate;
-  return problem;
+  return test::makeProblem(m, n, k, batch, accumulate);
 }
 
 inline Problem gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
-  Problem problem = brgemm(m, n, k, 1, false);
-  problem.kind = OpKind::Gemm;
-  return problem;
+  return test::makeProblem(m, n, k, 1, false, OpKind::Gemm);
 }
 
 }  // namespace nkbench::test

@@ -10,20 +10,10 @@
 #include "reference/compare.h"
 #include "reference/fill.h"
 #include "reference/reference_gemm.h"
+#include "tests/support/test_problems.h"
 
 namespace nkbench {
 namespace {
-
-Problem makeProblem(OpKind kind, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch, bool beta) {
-  Problem p;
-  p.kind = kind;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.batch = batch;
-  p.accumulate = beta;
-  return p;
-}
 
 // Runs the backend on exact-integer data; the result must match bit for bit.
 Verification runAndVerify(Backend& backend, const Problem& p) {
@@ -56,7 +46,7 @@ class MlirKernels : public ::testing::TestWithParam<std::tuple<OpKind, std::int6
 
 TEST_P(MlirKernels, MatchReferenceBitForBitOnEveryHostIsaAndBothLowerings) {
   const auto [kind, m, n, k, batch, beta] = GetParam();
-  const Problem p = makeProblem(kind, m, n, k, batch, beta);
+  const Problem p = test::makeProblem(m, n, k, batch, beta, kind);
   for (Isa isa : hostIsas()) {
     for (auto make : {makeMlirBackend, makeMlirDefaultBackend}) {
       auto backend = make(configFor(isa));
@@ -93,7 +83,7 @@ TEST(MlirStructure, Avx512KernelIsSixteenFmaNanokernelsWithoutGenericContraction
   if (!features.has(Isa::Avx512)) GTEST_SKIP() << "host lacks AVX-512";
   mlir_backend::MlirCompiler compiler(Isa::Avx512, CacheSizes{});
   mlir_backend::CompilationStages stages;
-  const Problem p = makeProblem(OpKind::Brgemm, 8, 32, 32, 4, false);
+  const Problem p = test::makeProblem(8, 32, 32, 4, false, OpKind::Brgemm);
   auto kernel = compiler.compile(p, mlir_backend::selectSchedule(Isa::Avx512, DType::F32),
                                  mlir_backend::Lowering::Nanokernel, &stages);
   EXPECT_TRUE(kernel->evidence().composed) << kernel->evidence().summary;
@@ -107,7 +97,7 @@ TEST(MlirStructure, Avx512KernelIsSixteenFmaNanokernelsWithoutGenericContraction
 TEST(MlirStructure, Avx2CapUsesFourBySixteenBlocksOfYmmVectors) {
   mlir_backend::MlirCompiler compiler(Isa::Avx2, CacheSizes{});
   mlir_backend::CompilationStages stages;
-  const Problem p = makeProblem(OpKind::Brgemm, 8, 32, 16, 2, true);
+  const Problem p = test::makeProblem(8, 32, 16, 2, true, OpKind::Brgemm);
   auto kernel = compiler.compile(p, mlir_backend::selectSchedule(Isa::Avx2, DType::F32),
                                  mlir_backend::Lowering::Nanokernel, &stages);
   EXPECT_TRUE(kernel->evidence().composed) << kernel->evidence().summary;
@@ -119,7 +109,7 @@ TEST(MlirStructure, Avx2CapUsesFourBySixteenBlocksOfYmmVectors) {
 
 TEST(MlirStructure, GenericLoweringIsNotReportedAsNanokernel) {
   auto backend = makeMlirDefaultBackend(configFor(hostIsas().back()));
-  const Problem p = makeProblem(OpKind::Brgemm, 8, 32, 8, 2, false);
+  const Problem p = test::makeProblem(8, 32, 8, 2, false, OpKind::Brgemm);
   const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
   FloatBuffer c(data.c_init.size());
   auto kernel = backend->prepare(p, {data.a.data(), data.b.data(), c.data()});

@@ -2,14 +2,14 @@
 // for a kernel under test.
 #pragma once
 
-#include "harness/core/aligned_buffer.h"
 #include <cstdint>
-#include <vector>
 
+#include "harness/core/aligned_buffer.h"
 #include "harness/core/problem.h"
 #include "reference/fill.h"
+#include "tests/support/test_problems.h"
 
-namespace nkbench::testing {
+namespace nkbench::test {
 
 enum class ReductionOrder { Forward, Backward };
 
@@ -30,15 +30,4 @@ inline FloatBuffer naiveFp32Gemm(const Problem& p, const ProblemData& data,
   return c;
 }
 
-inline Problem makeProblem(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
-                           bool accumulate) {
-  Problem p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.batch = batch;
-  p.accumulate = accumulate;
-  return p;
-}
-
-}  // namespace nkbench::testing
+}  // namespace nkbench::test

@@ -9,9 +9,9 @@
 namespace nkbench {
 namespace {
 
-using testing::makeProblem;
-using testing::naiveFp32Gemm;
-using testing::ReductionOrder;
+using test::makeProblem;
+using test::naiveFp32Gemm;
+using test::ReductionOrder;
 
 struct Case {
   Problem problem;

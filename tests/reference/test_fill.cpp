@@ -9,7 +9,7 @@
 namespace nkbench {
 namespace {
 
-using testing::makeProblem;
+using test::makeProblem;
 
 constexpr double kFp32ExactLimit = 16777216.0;  // 2^24
 
@@ -126,8 +126,8 @@ TEST(Fill, ExactPartialSumsStayExactForHugeReductions) {
 
   // Any summation order then gives the exact (double) reference bit for bit.
   const ReferenceResult reference = referenceGemm(p, data.a.data(), data.b.data(), data.c_init.data());
-  for (auto order : {testing::ReductionOrder::Forward, testing::ReductionOrder::Backward}) {
-    const FloatBuffer c = testing::naiveFp32Gemm(p, data, order);
+  for (auto order : {test::ReductionOrder::Forward, test::ReductionOrder::Backward}) {
+    const FloatBuffer c = test::naiveFp32Gemm(p, data, order);
     for (std::size_t index = 0; index < c.size(); ++index)
       ASSERT_EQ(double(c[index]), reference.value[index]) << "output " << index;
   }

@@ -71,7 +71,7 @@ INSTANTIATE_TEST_SUITE_P(Remainders, PackingShapes,
 
 // The layouts compose into a GEMM: C block (i, j) = sum over l of A(i, l) * B(j, l).
 TEST(Packing, BlockedGemmMatchesTheReference) {
-  const Problem p = testing::makeProblem(65, 33, 70, 1, false);
+  const Problem p = test::makeProblem(65, 33, 70, 1, false);
   const GemmBlocking blocking{32, 16, 32};
   const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
   FloatBuffer packed_a, packed_b;
@@ -93,7 +93,7 @@ TEST(Packing, BlockedGemmMatchesTheReference) {
       }
   FloatBuffer c(static_cast<std::size_t>(p.cElements()));
   unpackCBlocked(blocked_c, p.m, p.n, blocking, c.data());
-  EXPECT_EQ(c, testing::naiveFp32Gemm(p, data, testing::ReductionOrder::Forward));
+  EXPECT_EQ(c, test::naiveFp32Gemm(p, data, test::ReductionOrder::Forward));
 }
 
 TEST(Packing, RejectsNonPositiveBlocks) {

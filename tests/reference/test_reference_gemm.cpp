@@ -8,7 +8,7 @@
 namespace nkbench {
 namespace {
 
-using testing::makeProblem;
+using test::makeProblem;
 
 // batch 2 of 2x2 by 2x2, accumulating into C_init:
 //   A0 = [1 2; 3 4]  B0 = [5 6; 7 8]   A0*B0 = [19 22; 43 50]
@@ -39,7 +39,7 @@ TEST(ReferenceGemm, AgreesWithPlainLoopsOnRectangularBatches) {
   const Problem p = makeProblem(7, 5, 3, 4, true);
   const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
   const ReferenceResult result = referenceGemm(p, data.a.data(), data.b.data(), data.c_init.data());
-  const FloatBuffer loops = testing::naiveFp32Gemm(p, data, testing::ReductionOrder::Forward);
+  const FloatBuffer loops = test::naiveFp32Gemm(p, data, test::ReductionOrder::Forward);
   for (std::size_t index = 0; index < loops.size(); ++index)
     ASSERT_EQ(result.value[index], double(loops[index]));
 }

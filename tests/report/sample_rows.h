@@ -9,7 +9,7 @@
 
 #include "harness/report/result_row.h"
 
-namespace nkbench::testing {
+namespace nkbench::test {
 
 inline ResultRow passedRow() {
   ResultRow row;
@@ -90,4 +90,4 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-}  // namespace nkbench::testing
+}  // namespace nkbench::test

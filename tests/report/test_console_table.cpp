@@ -18,7 +18,7 @@ std::vector<std::string> linesOf(const std::string& text) {
 }
 
 TEST(ConsoleTable, OneTablePerSuiteInOrderOfAppearance) {
-  const std::string table = formatTable(testing::sampleRows());
+  const std::string table = formatTable(test::sampleRows());
   const auto smoke = table.find("suite: smoke");
   const auto other = table.find("suite: default");
   ASSERT_NE(smoke, std::string::npos) << table;
@@ -27,7 +27,7 @@ TEST(ConsoleTable, OneTablePerSuiteInOrderOfAppearance) {
 }
 
 TEST(ConsoleTable, ShowsMeasurementsAndStatus) {
-  const std::string table = formatTable({testing::passedRow()});
+  const std::string table = formatTable({test::passedRow()});
   for (const char* text : {"case", "backend", "median GFLOPS", "x libxsmm", "compile ms", "pack ms",
                            "brgemm-8x32x16-b2", "mlir-nanokernel", "8x32", "123.46", "130.00",
                            "61.2", "1.05", "812.3", "0.012", "passed"}) {
@@ -37,7 +37,7 @@ TEST(ConsoleTable, ShowsMeasurementsAndStatus) {
 }
 
 TEST(ConsoleTable, ColumnsLineUp) {
-  const std::string table = formatTable({testing::passedRow(), testing::failedRow()});
+  const std::string table = formatTable({test::passedRow(), test::failedRow()});
   const auto lines = linesOf(table);
   // Title, header, rule, then rows: "status" starts at the same column on every row.
   ASSERT_GE(lines.size(), 5u) << table;
@@ -47,7 +47,7 @@ TEST(ConsoleTable, ColumnsLineUp) {
 }
 
 TEST(ConsoleTable, NotesOfRowsThatDidNotPassFollowOnOneLine) {
-  const std::string table = formatTable({testing::skippedRow()});
+  const std::string table = formatTable({test::skippedRow()});
   const auto lines = linesOf(table);
   ASSERT_EQ(lines.size(), 5u) << table;
   EXPECT_NE(lines[3].find("skipped"), std::string::npos) << table;
@@ -56,7 +56,7 @@ TEST(ConsoleTable, NotesOfRowsThatDidNotPassFollowOnOneLine) {
 }
 
 TEST(ConsoleTable, LongNotesAreShortened) {
-  ResultRow row = testing::skippedRow();
+  ResultRow row = test::skippedRow();
   row.note = std::string(500, 'x');
   const auto lines = linesOf(formatTable({row}));
   EXPECT_LT(lines.back().size(), 130u);

@@ -81,7 +81,7 @@ TEST(CsvWriter, HeaderHasTheDocumentedColumnsInOrder) {
       "peak_fraction", "ratio_to_libxsmm",
       "compile_ms", "pack_ms",
       "status", "max_error", "note"};
-  testing::TempDir dir;
+  test::TempDir dir;
   CsvWriter writer(dir.path() / "out.csv");
   const auto records = parseCsv(readFile(dir.path() / "out.csv"));
   ASSERT_EQ(records.size(), 1u);
@@ -90,10 +90,10 @@ TEST(CsvWriter, HeaderHasTheDocumentedColumnsInOrder) {
 }
 
 TEST(CsvWriter, EveryRowIsOnDiskRightAfterWrite) {
-  testing::TempDir dir;
+  test::TempDir dir;
   const auto path = dir.path() / "out.csv";
   CsvWriter writer(path);
-  const auto rows = testing::sampleRows();
+  const auto rows = test::sampleRows();
   for (std::size_t i = 0; i < rows.size(); ++i) {
     writer.write(rows[i]);
     // Read back while the writer is still open: flushed rows are all there.
@@ -104,7 +104,7 @@ TEST(CsvWriter, EveryRowIsOnDiskRightAfterWrite) {
 }
 
 TEST(CsvWriter, QuotesCommasQuotesAndNewlines) {
-  const ResultRow row = testing::skippedRow();
+  const ResultRow row = test::skippedRow();
   const auto records = parseCsv(csvRecord(row) + "\n");
   ASSERT_EQ(records.size(), 1u);
   ASSERT_EQ(records[0].size(), csvColumns().size());
@@ -113,7 +113,7 @@ TEST(CsvWriter, QuotesCommasQuotesAndNewlines) {
 }
 
 TEST(CsvWriter, FormatsNumbers) {
-  const auto record = parseCsv(csvRecord(testing::passedRow()) + "\n").at(0);
+  const auto record = parseCsv(csvRecord(test::passedRow()) + "\n").at(0);
   EXPECT_EQ(field(record, "suite"), "smoke");
   EXPECT_EQ(field(record, "case"), "brgemm-8x32x16-b2");
   EXPECT_EQ(field(record, "kind"), "brgemm");
@@ -140,7 +140,7 @@ TEST(CsvWriter, FormatsNumbers) {
 }
 
 TEST(CsvWriter, LeavesMeasurementsNotTakenEmpty) {
-  const auto skipped = parseCsv(csvRecord(testing::skippedRow()) + "\n").at(0);
+  const auto skipped = parseCsv(csvRecord(test::skippedRow()) + "\n").at(0);
   for (std::string_view column :
        {"repetitions", "median_gflops", "best_gflops", "median_ms", "best_ms", "stddev_ms",
         "peak_fraction", "ratio_to_libxsmm", "max_error"}) {
@@ -148,7 +148,7 @@ TEST(CsvWriter, LeavesMeasurementsNotTakenEmpty) {
   }
   EXPECT_EQ(field(skipped, "status"), "skipped");
 
-  const auto failed = parseCsv(csvRecord(testing::failedRow()) + "\n").at(0);
+  const auto failed = parseCsv(csvRecord(test::failedRow()) + "\n").at(0);
   EXPECT_EQ(field(failed, "median_gflops"), "");
   EXPECT_EQ(field(failed, "ratio_to_libxsmm"), "");
   EXPECT_EQ(field(failed, "max_error"), "0.00314");
@@ -156,7 +156,7 @@ TEST(CsvWriter, LeavesMeasurementsNotTakenEmpty) {
 }
 
 TEST(CsvWriter, UnwritablePathThrows) {
-  testing::TempDir dir;
+  test::TempDir dir;
   EXPECT_THROW(CsvWriter(dir.path() / "no-such-folder" / "out.csv"), Error);
 }
 

@@ -36,7 +36,7 @@ json readJson(const std::filesystem::path& path) {
 }
 
 TEST(JsonWriter, HasVersionMetadataAndRows) {
-  const json report = toJson(sampleMetadata(), testing::sampleRows());
+  const json report = toJson(sampleMetadata(), test::sampleRows());
   EXPECT_EQ(report.at("nkbench_version"), std::string(kNkbenchVersion));
   const json& metadata = report.at("metadata");
   EXPECT_EQ(metadata.at("cpu_model"), "Test CPU @ 3.0GHz");
@@ -53,7 +53,7 @@ TEST(JsonWriter, HasVersionMetadataAndRows) {
 }
 
 TEST(JsonWriter, RowKeysAreTheCsvColumns) {
-  const json row = toJson(testing::passedRow());
+  const json row = toJson(test::passedRow());
   std::vector<std::string> keys;
   for (const auto& [key, value] : row.items()) keys.push_back(key);
   std::vector<std::string> columns(csvColumns().begin(), csvColumns().end());
@@ -63,7 +63,7 @@ TEST(JsonWriter, RowKeysAreTheCsvColumns) {
 }
 
 TEST(JsonWriter, NumbersAreNumbers) {
-  const json row = toJson(testing::passedRow());
+  const json row = toJson(test::passedRow());
   EXPECT_EQ(row.at("m"), 8);
   EXPECT_EQ(row.at("batch"), 2);
   EXPECT_EQ(row.at("beta"), 1);
@@ -77,21 +77,21 @@ TEST(JsonWriter, NumbersAreNumbers) {
 }
 
 TEST(JsonWriter, AbsentValuesAreNull) {
-  ResultRow no_ratio = testing::passedRow();
+  ResultRow no_ratio = test::passedRow();
   no_ratio.ratio_to_libxsmm.reset();
   EXPECT_TRUE(toJson(no_ratio).at("ratio_to_libxsmm").is_null());
 
-  const json skipped = toJson(testing::skippedRow());
+  const json skipped = toJson(test::skippedRow());
   EXPECT_TRUE(skipped.at("median_gflops").is_null());
   EXPECT_TRUE(skipped.at("max_error").is_null());
   EXPECT_EQ(skipped.at("status"), "skipped");
-  EXPECT_EQ(skipped.at("note"), testing::skippedRow().note);
+  EXPECT_EQ(skipped.at("note"), test::skippedRow().note);
 }
 
 TEST(JsonWriter, FileRoundTrips) {
-  testing::TempDir dir;
+  test::TempDir dir;
   const auto path = dir.path() / "report.json";
-  const auto rows = testing::sampleRows();
+  const auto rows = test::sampleRows();
   writeJsonFile(path, sampleMetadata(), {rows.begin(), rows.begin() + 1});
   EXPECT_EQ(readJson(path).at("rows").size(), 1u);
   // Rewriting replaces the whole file and leaves no temporary behind.
@@ -104,15 +104,15 @@ TEST(JsonWriter, FileRoundTrips) {
 }
 
 TEST(JsonWriter, InvalidUtf8InNotesIsReplaced) {
-  testing::TempDir dir;
-  ResultRow row = testing::skippedRow();
+  test::TempDir dir;
+  ResultRow row = test::skippedRow();
   row.note = "bad byte \xff here";
   writeJsonFile(dir.path() / "report.json", sampleMetadata(), {row});
   EXPECT_EQ(readJson(dir.path() / "report.json").at("rows").at(0).at("status"), "skipped");
 }
 
 TEST(JsonWriter, UnwritablePathThrows) {
-  testing::TempDir dir;
+  test::TempDir dir;
   EXPECT_THROW(writeJsonFile(dir.path() / "missing" / "report.json", sampleMetadata(), {}), Error);
 }
 
