@@ -44,6 +44,7 @@ struct BackendConfig {
   Isa isa = Isa::Avx2;      // the cap every backend honours in this run
   CpuFeatures host;         // what the CPU really has
   int threads = 1;
+  std::string mlir_schedule;  // mlir backends: a schedule table entry; empty = the ISA's default
 };
 
 class Backend {

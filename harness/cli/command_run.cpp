@@ -7,6 +7,7 @@
 #include "harness/cli/isa_option.h"
 #include "harness/report/console_table.h"
 #include "harness/run/runner.h"
+#include "kernels/mlir/schedule.h"
 #include "kernels/registry.h"
 
 namespace nkbench::cli {
@@ -16,6 +17,7 @@ struct RunArguments {
   std::string suite;
   std::vector<std::string> backends = defaultBackendNames();
   std::string isa = "auto";
+  std::string schedule;
   std::string filter;
   int repetitions = 5;
   double min_time_s = 0.1;
@@ -30,6 +32,7 @@ int run(const RunArguments& args, const std::string& command_line) {
   RunOptions options;
   options.backends = args.backends;
   options.isa = parseIsaOption(args.isa);
+  options.mlir_schedule = args.schedule;
   options.filter = args.filter;
   options.timing.repetitions = args.repetitions;
   options.timing.min_time_s = args.min_time_s;
@@ -67,6 +70,9 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
   cmd->add_option("--backends", args->backends, "Comma-separated backends (default: all)")
       ->delimiter(',');
   cmd->add_option("--isa", args->isa, kIsaHelp)->capture_default_str();
+  cmd->add_option("--schedule", args->schedule,
+                  "MLIR schedule (register block) to use instead of the ISA's default: " +
+                      mlir_backend::scheduleNames());
   cmd->add_option("--filter", args->filter, "Run only cases whose id matches this regex");
   cmd->add_option("--reps", args->repetitions, "Timed repetitions per row")->capture_default_str()
       ->check(CLI::Range(1, 1000));

@@ -172,6 +172,7 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   config.isa = *isa;
   config.host = features;
   config.threads = 1;
+  config.mlir_schedule = options.mlir_schedule;
   std::vector<std::unique_ptr<Backend>> backends = createBackends(options.backends, config);
 
   // One core, pinned: the timings are single-core figures.

@@ -17,6 +17,7 @@ namespace nkbench {
 struct RunOptions {
   std::vector<std::string> backends;  // in report order
   std::optional<Isa> isa;             // nullopt: the best the host has
+  std::string mlir_schedule;          // empty: the ISA's default schedule
   std::string filter;                 // regex on case ids; empty: all
   TimingOptions timing;
   FillMode fill = FillMode::ExactInteger;

@@ -58,14 +58,17 @@ class GemmKernel final : public Kernel {
 class MlirBackend final : public Backend {
  public:
   MlirBackend(const BackendConfig& config, Lowering lowering)
-      : config_(config), lowering_(lowering), compiler_(config.isa, hostCacheSizes()) {}
+      : config_(config), lowering_(lowering), compiler_(config.isa, hostCacheSizes()) {
+    if (!config.mlir_schedule.empty() && !mlir_backend::findSchedule(config.mlir_schedule))
+      throw Error(fmt::format("--schedule {}: unknown (known: {})", config.mlir_schedule, mlir_backend::scheduleNames()));
+  }
 
   std::string name() const override { return lowering_ == Lowering::Nanokernel ? "mlir" : "mlir-default"; }
   std::string version() const override { return "MLIR " LLVM_VERSION_STRING; }
 
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
     try {
-      mlir_backend::selectSchedule(config_.isa, problem.dtype);
+      mlir_backend::selectSchedule(config_.isa, problem.dtype, config_.mlir_schedule);
     } catch (const Error& error) {
       return error.what();
     }
@@ -73,7 +76,7 @@ class MlirBackend final : public Backend {
   }
 
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
-    const Schedule& schedule = mlir_backend::selectSchedule(config_.isa, problem.dtype);
+    const Schedule& schedule = mlir_backend::selectSchedule(config_.isa, problem.dtype, config_.mlir_schedule);
     if (problem.kind == OpKind::Brgemm) {
       auto compiled = compileCached(problem, schedule);
       return std::make_unique<BrgemmKernel>(compiled, operands, describe(*compiled, schedule, target()));

@@ -30,8 +30,15 @@ struct Schedule {
 
 const std::vector<Schedule>& scheduleTable();
 
-// The schedule for `dtype` under ISA cap `isa`: the best entry whose ISA is <= `isa`.
-// Throws nkbench::Error when none fits.
-const Schedule& selectSchedule(Isa isa, DType dtype);
+// The schedule for `dtype` under ISA cap `isa`. Without a name: the first table
+// entry of the highest ISA level <= `isa`. With a name: that entry, which must be
+// for `dtype` and within the cap. Throws nkbench::Error naming the problem otherwise.
+const Schedule& selectSchedule(Isa isa, DType dtype, const std::string& name = "");
+
+// The table entry called `name`, or nullptr.
+const Schedule* findSchedule(const std::string& name);
+
+// "avx2.f32.6x16, avx2.f32.4x16, ...", for messages and --help.
+std::string scheduleNames();
 
 }  // namespace nkbench::mlir_backend

@@ -89,7 +89,20 @@ TEST(Cli, IsaCapChangesTheMlirRegisterBlock) {
   const nlohmann::json report = nlohmann::json::parse(in);
   ASSERT_EQ(report.at("rows").size(), 1u);
   EXPECT_EQ(report.at("rows")[0].at("isa"), "avx2");
-  EXPECT_EQ(report.at("rows")[0].at("register_block"), "4x16");
+  EXPECT_EQ(report.at("rows")[0].at("register_block"), "6x16+2x32");
+}
+
+TEST(Cli, ScheduleOptionSelectsAnotherRegisterBlock) {
+  const fs::path json = tempPath("schedule.json");
+  const Outcome run = nkbench("run --suite " + sourcePath("suites/smoke.yaml") +
+                              " --backends mlir --isa avx2 --schedule avx2.f32.4x16 --filter brgemm-8x32 " + kQuick +
+                              " --json " + json.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::ifstream in(json);
+  EXPECT_EQ(nlohmann::json::parse(in).at("rows")[0].at("register_block"), "4x16");
+  const Outcome unknown = nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --schedule avx2.f32.5x5 " + kQuick);
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.output.find("avx2.f32.6x16"), std::string::npos) << unknown.output;
 }
 
 TEST(Cli, TinyAndOddShapesVerifyOnEveryBackend) {

@@ -94,11 +94,11 @@ TEST(MlirStructure, Avx512KernelIsSixteenFmaNanokernelsWithoutGenericContraction
   EXPECT_NE(stages.llvm_dialect.find("llvm.intr.fmuladd"), std::string::npos);
 }
 
-TEST(MlirStructure, Avx2CapUsesFourBySixteenBlocksOfYmmVectors) {
+TEST(MlirStructure, Avx2CapUsesBlocksOfYmmVectors) {
   mlir_backend::MlirCompiler compiler(Isa::Avx2, CacheSizes{});
   mlir_backend::CompilationStages stages;
   const Problem p = test::makeProblem(8, 32, 16, 2, true, OpKind::Brgemm);
-  auto kernel = compiler.compile(p, mlir_backend::selectSchedule(Isa::Avx2, DType::F32),
+  auto kernel = compiler.compile(p, mlir_backend::selectSchedule(Isa::Avx2, DType::F32, "avx2.f32.4x16"),
                                  mlir_backend::Lowering::Nanokernel, &stages);
   EXPECT_TRUE(kernel->evidence().composed) << kernel->evidence().summary;
   EXPECT_EQ(kernel->registerBlocks(), "4x16");

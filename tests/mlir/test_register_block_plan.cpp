@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "harness/core/error.h"
 #include "kernels/mlir/register_block_plan.h"
 
 namespace nkbench::mlir_backend {
@@ -102,7 +103,11 @@ TEST(RegisterBlockPlan, SmallBlocksSplitTheReductionIntoPartialSums) {
 }
 
 TEST(Schedule, SelectionFollowsTheIsaCap) {
-  EXPECT_EQ(selectSchedule(Isa::Avx2, DType::F32).registerBlock(), "4x16");
+  EXPECT_EQ(selectSchedule(Isa::Avx2, DType::F32).registerBlock(), "6x16");
+  EXPECT_EQ(selectSchedule(Isa::Avx2, DType::F32, "avx2.f32.4x16").registerBlock(), "4x16");
+  EXPECT_EQ(selectSchedule(Isa::Avx512, DType::F32, "avx2.f32.4x16").registerBlock(), "4x16");
+  EXPECT_THROW(selectSchedule(Isa::Avx2, DType::F32, "avx512.f32.8x32"), Error);  // above the cap
+  EXPECT_THROW(selectSchedule(Isa::Avx512, DType::F32, "avx512.f32.9x99"), Error);
   EXPECT_EQ(selectSchedule(Isa::Avx2, DType::F32).vector_lanes, 8);
   EXPECT_EQ(selectSchedule(Isa::Avx512, DType::F32).registerBlock(), "8x32");
   EXPECT_EQ(selectSchedule(Isa::Avx512Bf16, DType::F32).name, "avx512.f32.8x32");
