@@ -36,12 +36,6 @@ std::string csvField(std::string_view field) {
 std::string gflops(double value) { return fmt::format("{:.2f}", value); }
 std::string milliseconds(double value) { return fmt::format("{:.4g}", value); }
 
-// Verification ran (and produced an error figure) for these statuses only.
-bool hasMaxError(VerifyStatus status) {
-  return status == VerifyStatus::Passed || status == VerifyStatus::Failed ||
-         status == VerifyStatus::Mistrusted;
-}
-
 }  // namespace
 
 std::span<const std::string_view> csvColumns() { return kColumns; }
@@ -78,7 +72,7 @@ std::string csvRecord(const ResultRow& row) {
       milliseconds(row.compile_ms),
       milliseconds(row.pack_ms),
       std::string(toString(row.status)),
-      hasMaxError(row.status) ? fmt::format("{:.3g}", row.max_error) : std::string(),
+      row.verified() ? fmt::format("{:.3g}", row.max_error) : std::string(),
       csvField(row.note)};
 
   std::string record;

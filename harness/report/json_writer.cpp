@@ -36,12 +36,6 @@ json metadataJson(const RunMetadata& metadata) {
   };
 }
 
-// Same rule as the CSV: verification produced an error figure for these only.
-bool hasMaxError(VerifyStatus status) {
-  return status == VerifyStatus::Passed || status == VerifyStatus::Failed ||
-         status == VerifyStatus::Mistrusted;
-}
-
 }  // namespace
 
 json toJson(const ResultRow& row) {
@@ -76,7 +70,7 @@ json toJson(const ResultRow& row) {
       {"compile_ms", row.compile_ms},
       {"pack_ms", row.pack_ms},
       {"status", toString(row.status)},
-      {"max_error", hasMaxError(row.status) ? json(row.max_error) : json(nullptr)},
+      {"max_error", row.verified() ? json(row.max_error) : json(nullptr)},
       {"note", row.note},
   };
 }

@@ -37,6 +37,10 @@ struct ResultRow {
   std::string note;                        // skip reason, error, or verification detail
 
   bool timed() const { return status == VerifyStatus::Passed; }
+  // Verification ran and produced max_error (not for skipped or errored rows).
+  bool verified() const {
+    return status == VerifyStatus::Passed || status == VerifyStatus::Failed || status == VerifyStatus::Mistrusted;
+  }
 };
 
 // Host and run description written beside the rows.

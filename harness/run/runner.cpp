@@ -62,48 +62,83 @@ double measurePackMs(Kernel& kernel) {
   return ms[1];
 }
 
-void measureBackend(Backend& backend, const SuiteCase& c, const ProblemData& data, const ReferenceResult& reference,
-                    const RunOptions& options, double peak_gflops, ResultRow& row) {
+// A kernel that passed verification, waiting for its turn to be timed.
+struct VerifiedKernel {
+  std::size_t row = 0;  // its row among the case's rows
+  FloatBuffer c;    // the C operand the kernel was bound to
+  std::unique_ptr<Kernel> kernel;
+};
+
+// Prepares and verifies one backend on the case, filling what is known of its row.
+// Returns the kernel only when it passed: an unverified kernel never reports a speed.
+std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase& c, const ProblemData& data,
+                                               const ReferenceResult& reference, FillMode fill, ResultRow& row) {
   if (auto reason = backend.unsupportedReason(c.problem)) {
     row.status = VerifyStatus::Skipped;
     row.note = *reason;
-    return;
+    return std::nullopt;
   }
+  VerifiedKernel verified;
   // beta 0 must overwrite C: start from NaN so that an unwritten element cannot pass.
-  FloatBuffer c_buffer = c.problem.accumulate
-                                    ? data.c_init
+  verified.c = c.problem.accumulate ? data.c_init
                                     : FloatBuffer(data.c_init.size(), std::numeric_limits<float>::quiet_NaN());
-  Operands operands{data.a.data(), data.b.data(), c_buffer.data()};
   const auto compile_start = Clock::now();
-  std::unique_ptr<Kernel> kernel = backend.prepare(c.problem, operands);
+  verified.kernel = backend.prepare(c.problem, {data.a.data(), data.b.data(), verified.c.data()});
   row.compile_ms = elapsedMs(compile_start);
-  const KernelInfo& info = kernel->info();
+  Kernel& kernel = *verified.kernel;
+  const KernelInfo& info = kernel.info();
   row.implementation = info.implementation;
   row.register_block = info.register_block;
   row.nanokernel = info.nanokernel;
 
-  kernel->pack();
-  kernel->compute();
-  kernel->unpack();
-  const Verification verification = verifyResult(c.problem, options.fill, c_buffer.data(), reference);
+  kernel.pack();
+  kernel.compute();
+  kernel.unpack();
+  const Verification verification = verifyResult(c.problem, fill, verified.c.data(), reference);
   row.status = verification.status;
   row.max_error = verification.max_error;
   if (verification.status != VerifyStatus::Passed) {
     row.note = verification.detail;
-    return;  // an unverified kernel never reports a speed
+    return std::nullopt;
   }
-  row.pack_ms = info.packing.empty() ? 0.0 : measurePackMs(*kernel);
-  if (!info.packing.empty()) row.note = info.packing;
+  row.pack_ms = info.packing.empty() ? 0.0 : measurePackMs(kernel);
+  row.note = info.packing;
+  return verified;
+}
 
-  const TimingResult timing = timeKernel(c.id + "/" + backend.name(), [&] { kernel->compute(); }, options.timing);
-  const double flops = c.problem.flops();
-  row.repetitions = int(timing.seconds.size());
-  row.median_ms = timing.median_s * 1e3;
-  row.best_ms = timing.best_s * 1e3;
-  row.stddev_ms = timing.stddev_s * 1e3;
-  row.median_gflops = flops / timing.median_s * 1e-9;
-  row.best_gflops = flops / timing.best_s * 1e-9;
-  row.peak_fraction = peak_gflops > 0 ? row.median_gflops / peak_gflops : 0.0;
+// Repetitions are interleaved across backends, one of each in turn, so that a slow
+// spell of a shared machine hits every backend alike and the ratios stay fair.
+void timeInterleaved(std::vector<VerifiedKernel>& kernels, const SuiteCase& c, const TimingOptions& timing,
+                     double peak_gflops, std::vector<ResultRow>& rows) {
+  TimingOptions one_repetition = timing;
+  one_repetition.repetitions = 1;
+  std::vector<std::vector<double>> seconds(kernels.size());
+  for (int repetition = 0; repetition < timing.repetitions; ++repetition)
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      ResultRow& row = rows[kernels[i].row];
+      if (row.status != VerifyStatus::Passed) continue;
+      try {
+        Kernel& kernel = *kernels[i].kernel;
+        const TimingResult once = timeKernel(c.id + "/" + row.backend, [&kernel] { kernel.compute(); }, one_repetition);
+        seconds[i].push_back(once.seconds.front());
+      } catch (const std::exception& error) {
+        row.status = VerifyStatus::Error;
+        row.note = error.what();
+      }
+    }
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    ResultRow& row = rows[kernels[i].row];
+    if (row.status != VerifyStatus::Passed) continue;
+    const TimingResult timing_result = summarizeTimes(std::move(seconds[i]));
+    const double flops = c.problem.flops();
+    row.repetitions = int(timing_result.seconds.size());
+    row.median_ms = timing_result.median_s * 1e3;
+    row.best_ms = timing_result.best_s * 1e3;
+    row.stddev_ms = timing_result.stddev_s * 1e3;
+    row.median_gflops = flops / timing_result.median_s * 1e-9;
+    row.best_gflops = flops / timing_result.best_s * 1e-9;
+    row.peak_fraction = peak_gflops > 0 ? row.median_gflops / peak_gflops : 0.0;
+  }
 }
 
 void fillRatiosToLibxsmm(std::vector<ResultRow>& case_rows) {
@@ -197,18 +232,25 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
     const SuiteCase& c = cases[ci];
     const auto [data, reference] = makeCheckableData(c.problem, options.fill);
     std::vector<ResultRow> case_rows;
+    std::vector<VerifiedKernel> verified;
     for (const auto& backend : backends) {
       if (options.progress)
-        std::cerr << fmt::format("[{}/{}] {} {} ...\n", ci + 1, cases.size(), c.id, backend->name());
-      ResultRow row = blankRow(suite, c, backend->name(), *isa, config.threads);
+        std::cerr << fmt::format("[{}/{}] {} {}: compile and verify\n", ci + 1, cases.size(), c.id, backend->name());
+      ResultRow& row = case_rows.emplace_back(blankRow(suite, c, backend->name(), *isa, config.threads));
       try {
-        measureBackend(*backend, c, data, reference, options, summary.metadata.peak_gflops, row);
+        if (auto kernel = prepareAndVerify(*backend, c, data, reference, options.fill, row)) {
+          kernel->row = case_rows.size() - 1;
+          verified.push_back(std::move(*kernel));
+        }
       } catch (const std::exception& error) {
         row.status = VerifyStatus::Error;
         row.note = error.what();
       }
-      case_rows.push_back(std::move(row));
     }
+    if (options.progress)
+      std::cerr << fmt::format("[{}/{}] {}: timing {} kernels, {} interleaved repetitions\n", ci + 1, cases.size(),
+                               c.id, verified.size(), options.timing.repetitions);
+    timeInterleaved(verified, c, options.timing, summary.metadata.peak_gflops, case_rows);
     fillRatiosToLibxsmm(case_rows);
     for (ResultRow& row : case_rows) {
       if (isFailure(row)) ++summary.failures;

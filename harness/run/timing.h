@@ -10,7 +10,7 @@ namespace nkbench {
 struct TimingOptions {
   int repetitions = 5;
   double min_time_s = 0.1;  // per repetition
-  double warmup_s = 0.05;   // untimed calls before the first repetition
+  double warmup_s = 0.02;   // untimed calls before each timing, to bring caches back
 };
 
 struct TimingResult {
