@@ -12,10 +12,15 @@ std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 // Splits `extent` into as few blocks as `preferred` allows, of balanced size
 // rounded up to `multiple`; a dimension that fits one block is taken whole, so
 // small and odd shapes are not padded at all (the block kernel takes any size).
+// When rounding to `multiple` would pad more than a quarter of a dimension of at
+// most two blocks, it is taken whole instead: the block kernel handles the edge.
 std::int64_t balancedBlock(std::int64_t extent, std::int64_t preferred, std::int64_t multiple) {
   const std::int64_t blocks = ceilDiv(extent, preferred);
   if (blocks == 1) return extent;
-  return std::min(preferred, ceilDiv(ceilDiv(extent, blocks), multiple) * multiple);
+  const std::int64_t block = std::min(preferred, ceilDiv(ceilDiv(extent, blocks), multiple) * multiple);
+  const std::int64_t padding = ceilDiv(extent, block) * block - extent;
+  if (4 * padding > extent && extent <= 2 * preferred) return extent;
+  return block;
 }
 
 }  // namespace

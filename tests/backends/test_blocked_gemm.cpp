@@ -1,0 +1,68 @@
+// GEMM as BRGEMM calls over blocked operands: block choice and the driver itself,
+// with a plain loop standing in for the block kernel.
+#include <gtest/gtest.h>
+
+#include "harness/core/error.h"
+#include "kernels/common/blocked_gemm.h"
+#include "reference/compare.h"
+#include "reference/fill.h"
+#include "reference/reference_gemm.h"
+#include "tests/support/test_problems.h"
+
+namespace nkbench {
+namespace {
+
+Problem gemm(std::int64_t m, std::int64_t n, std::int64_t k) { return test::makeProblem(m, n, k, 1, false, OpKind::Gemm); }
+
+void expectBlocking(const GemmBlocking& got, std::int64_t bm, std::int64_t bn, std::int64_t bk) {
+  EXPECT_EQ(got.bm, bm);
+  EXPECT_EQ(got.bn, bn);
+  EXPECT_EQ(got.bk, bk);
+}
+
+TEST(GemmBlocking, LargeDimensionsTakeThePreferredBlock) {
+  expectBlocking(chooseGemmBlocking(gemm(1024, 2560, 1024), {64, 32, 128}, 8, 16), 64, 32, 128);
+}
+
+TEST(GemmBlocking, SmallDimensionsAreTakenWholeWithoutPadding) {
+  expectBlocking(chooseGemmBlocking(gemm(7, 33, 5), {64, 32, 128}, 8, 16), 7, 33, 5);
+}
+
+TEST(GemmBlocking, SplitsAreBalancedAndPaddingStaysSmall) {
+  // M: two blocks of 56 (rounded to the 8-row register block); K: two of 65.
+  // N = 37 rounded to 16 would pad 27 columns: taken whole instead.
+  expectBlocking(chooseGemmBlocking(gemm(100, 37, 129), {64, 32, 128}, 8, 16), 56, 37, 65);
+}
+
+// c_block = sum over the K blocks of A block (bm x bk) * B block (bk x bn).
+void plainBlockKernel(const GemmBlocking& b, std::int64_t k_blocks, const float* a, const float* bb, float* c) {
+  for (std::int64_t i = 0; i < b.bm * b.bn; ++i) c[i] = 0.0f;
+  for (std::int64_t l = 0; l < k_blocks; ++l)
+    for (std::int64_t i = 0; i < b.bm; ++i)
+      for (std::int64_t p = 0; p < b.bk; ++p)
+        for (std::int64_t j = 0; j < b.bn; ++j)
+          c[i * b.bn + j] += a[(l * b.bm + i) * b.bk + p] * bb[(l * b.bk + p) * b.bn + j];
+}
+
+TEST(BlockedGemm, PackComputeUnpackEqualsTheReferenceOnRaggedShapes) {
+  for (const Problem& p : {gemm(100, 37, 129), gemm(70, 3, 1), gemm(1, 1, 1), gemm(65, 66, 67)}) {
+    const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
+    BlockedGemm blocked(p, chooseGemmBlocking(p, {32, 16, 32}, 8, 16));
+    const GemmBlocking b = blocked.blocking();
+    const std::int64_t k_blocks = blocked.kBlocks();
+    FloatBuffer c(data.c_init.size(), -1.0f);
+    blocked.pack(data.a.data(), data.b.data());
+    blocked.compute([&](const float* a, const float* bb, float* block) { plainBlockKernel(b, k_blocks, a, bb, block); });
+    blocked.unpack(c.data());
+    const Verification v = verifyResult(p, FillMode::ExactInteger, c.data(),
+                                        referenceGemm(p, data.a.data(), data.b.data(), data.c_init.data()));
+    EXPECT_EQ(v.status, VerifyStatus::Passed) << p.describe() << ": " << v.detail;
+  }
+}
+
+TEST(BlockedGemm, RefusesProblemsItCannotRun) {
+  EXPECT_THROW(BlockedGemm(test::makeProblem(8, 8, 8, 2, false), {8, 8, 8}), Error);
+}
+
+}  // namespace
+}  // namespace nkbench
