@@ -1,0 +1,159 @@
+#include "reference/vnni_packing.h"
+
+#include <algorithm>
+#include <initializer_list>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "harness/core/error.h"
+
+namespace nkbench {
+namespace {
+
+void checkExtents(std::string_view what, std::initializer_list<std::int64_t> extents) {
+  for (const std::int64_t extent : extents)
+    if (extent < 0) throw Error(fmt::format("{}: negative extent {}", what, extent));
+}
+
+void checkVnniBlocking(const GemmBlocking& blocking) {
+  if (blocking.bn <= 0 || blocking.bk <= 0 || blocking.bk % kVnniPairBf16 != 0)
+    throw Error(fmt::format("VNNI blocking bk {} x bn {}: both must be positive and bk even",
+                            blocking.bk, blocking.bn));
+}
+
+template <class T>
+void checkPackedSize(std::string_view what, const VnniBuffer<T>& packed, std::int64_t expected) {
+  if (std::int64_t(packed.size()) != expected)
+    throw Error(fmt::format("{}: packed buffer holds {} values, expected {}", what, packed.size(),
+                            expected));
+}
+
+// Position of tile element (row, col) in a [rows/2][cols][2] VNNI tile.
+std::int64_t vnniIndex(std::int64_t row, std::int64_t col, std::int64_t tile_cols) {
+  return ((row / kVnniPairBf16) * tile_cols + col) * kVnniPairBf16 + row % kVnniPairBf16;
+}
+
+// Writes the tile_rows x tile_cols window at (row0, col0) of a row-major
+// rows x cols matrix in VNNI layout, zero wherever the window passes the edge
+// (tile_rows is even). Every tile element is written: stale contents never survive.
+template <class T>
+void packVnniTile(const T* matrix, std::int64_t rows, std::int64_t cols, std::int64_t row0,
+                  std::int64_t col0, std::int64_t tile_rows, std::int64_t tile_cols, T* tile) {
+  for (std::int64_t r = 0; r < tile_rows; ++r)
+    for (std::int64_t c = 0; c < tile_cols; ++c) {
+      const bool inside = row0 + r < rows && col0 + c < cols;
+      tile[vnniIndex(r, c, tile_cols)] = inside ? matrix[(row0 + r) * cols + col0 + c] : T{};
+    }
+}
+
+// The inverse of packVnniTile for the part of the window inside the matrix.
+template <class T>
+void unpackVnniTile(const T* tile, std::int64_t tile_rows, std::int64_t tile_cols, std::int64_t rows,
+                    std::int64_t cols, std::int64_t row0, std::int64_t col0, T* matrix) {
+  const std::int64_t valid_rows = std::min(tile_rows, rows - row0);
+  const std::int64_t valid_cols = std::min(tile_cols, cols - col0);
+  for (std::int64_t r = 0; r < valid_rows; ++r)
+    for (std::int64_t c = 0; c < valid_cols; ++c)
+      matrix[(row0 + r) * cols + col0 + c] = tile[vnniIndex(r, c, tile_cols)];
+}
+
+}  // namespace
+
+template <VnniElement T>
+void packBVnni(const T* b, std::int64_t k, std::int64_t n, VnniBuffer<T>& packed) {
+  packBVnniBatched(b, 1, k, n, packed);
+}
+
+template <VnniElement T>
+void packBVnniBatched(const T* b, std::int64_t batch, std::int64_t k, std::int64_t n,
+                      VnniBuffer<T>& packed) {
+  checkExtents("pack B VNNI", {batch, k, n});
+  const std::int64_t packed_matrix = vnniPaddedK(k) * n;
+  packed.resize(static_cast<std::size_t>(batch * packed_matrix));
+  for (std::int64_t i = 0; i < batch; ++i)
+    packVnniTile(b + i * k * n, k, n, 0, 0, vnniPaddedK(k), n, packed.data() + i * packed_matrix);
+}
+
+template <VnniElement T>
+void packBBlockedVnni(const T* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
+                      VnniBuffer<T>& packed) {
+  checkExtents("pack B blocked VNNI", {k, n});
+  checkVnniBlocking(blocking);
+  const std::int64_t bn = blocking.bn, bk = blocking.bk;
+  const std::int64_t nb = blockCount(n, bn), kb = blockCount(k, bk), tile = bk * bn;
+  packed.resize(static_cast<std::size_t>(nb * kb * tile));
+  for (std::int64_t j = 0; j < nb; ++j)
+    for (std::int64_t l = 0; l < kb; ++l)
+      packVnniTile(b, k, n, l * bk, j * bn, bk, bn, packed.data() + (j * kb + l) * tile);
+}
+
+template <VnniElement T>
+void unpackBVnni(const VnniBuffer<T>& packed, std::int64_t k, std::int64_t n, T* b) {
+  unpackBVnniBatched(packed, 1, k, n, b);
+}
+
+template <VnniElement T>
+void unpackBVnniBatched(const VnniBuffer<T>& packed, std::int64_t batch, std::int64_t k,
+                        std::int64_t n, T* b) {
+  checkExtents("unpack B VNNI", {batch, k, n});
+  const std::int64_t packed_matrix = vnniPaddedK(k) * n;
+  checkPackedSize("unpack B VNNI", packed, batch * packed_matrix);
+  for (std::int64_t i = 0; i < batch; ++i)
+    unpackVnniTile(packed.data() + i * packed_matrix, vnniPaddedK(k), n, k, n, 0, 0, b + i * k * n);
+}
+
+template <VnniElement T>
+void unpackBBlockedVnni(const VnniBuffer<T>& packed, std::int64_t k, std::int64_t n,
+                        const GemmBlocking& blocking, T* b) {
+  checkExtents("unpack B blocked VNNI", {k, n});
+  checkVnniBlocking(blocking);
+  const std::int64_t bn = blocking.bn, bk = blocking.bk;
+  const std::int64_t nb = blockCount(n, bn), kb = blockCount(k, bk), tile = bk * bn;
+  checkPackedSize("unpack B blocked VNNI", packed, nb * kb * tile);
+  for (std::int64_t j = 0; j < nb; ++j)
+    for (std::int64_t l = 0; l < kb; ++l)
+      unpackVnniTile(packed.data() + (j * kb + l) * tile, bk, bn, k, n, l * bk, j * bn, b);
+}
+
+template <VnniElement T>
+void padAToVnniK(const T* a, std::int64_t m, std::int64_t k, VnniBuffer<T>& padded) {
+  checkExtents("pad A to even K", {m, k});
+  const std::int64_t padded_k = vnniPaddedK(k);
+  padded.resize(static_cast<std::size_t>(m * padded_k));
+  for (std::int64_t r = 0; r < m; ++r) {
+    T* row = padded.data() + r * padded_k;
+    std::copy(a + r * k, a + (r + 1) * k, row);
+    std::fill(row + k, row + padded_k, T{});
+  }
+}
+
+template <VnniElement T>
+void padAToVnniKBatched(const T* a, std::int64_t batch, std::int64_t m, std::int64_t k,
+                        VnniBuffer<T>& padded) {
+  checkExtents("pad A to even K", {batch});
+  // The padding is per row, and a batch of M x K matrices is batch * M rows.
+  padAToVnniK(a, batch * m, k, padded);
+}
+
+#define NKBENCH_INSTANTIATE_VNNI(T)                                                               \
+  template void packBVnni<T>(const T*, std::int64_t, std::int64_t, VnniBuffer<T>&);               \
+  template void packBVnniBatched<T>(const T*, std::int64_t, std::int64_t, std::int64_t,           \
+                                    VnniBuffer<T>&);                                              \
+  template void packBBlockedVnni<T>(const T*, std::int64_t, std::int64_t, const GemmBlocking&,    \
+                                    VnniBuffer<T>&);                                              \
+  template void unpackBVnni<T>(const VnniBuffer<T>&, std::int64_t, std::int64_t, T*);             \
+  template void unpackBVnniBatched<T>(const VnniBuffer<T>&, std::int64_t, std::int64_t,           \
+                                      std::int64_t, T*);                                          \
+  template void unpackBBlockedVnni<T>(const VnniBuffer<T>&, std::int64_t, std::int64_t,           \
+                                      const GemmBlocking&, T*);                                   \
+  template void padAToVnniK<T>(const T*, std::int64_t, std::int64_t, VnniBuffer<T>&);             \
+  template void padAToVnniKBatched<T>(const T*, std::int64_t, std::int64_t, std::int64_t,         \
+                                      VnniBuffer<T>&);
+
+NKBENCH_INSTANTIATE_VNNI(BFloat16)
+NKBENCH_INSTANTIATE_VNNI(float)
+
+#undef NKBENCH_INSTANTIATE_VNNI
+
+}  // namespace nkbench
