@@ -17,6 +17,10 @@ namespace {
 // leaves room. AVX2 has 16 YMM registers, so 12 accumulators plus the two
 // operands fit without spills; ZMM has 32 registers.
 constexpr int kAccumulators = 12;
+// vdpbf16ps has a longer latency (about 6 cycles) than an FMA, so 2 pipes
+// need 12 in flight; 16 leaves room and, with the two operands, still fits in
+// the 32 ZMM registers.
+constexpr int kBf16Accumulators = 16;
 constexpr double kTrialSeconds = 0.05;
 constexpr int kTrials = 5;
 
@@ -71,14 +75,37 @@ __attribute__((target("avx512f"))) float runZmmFmaChains(std::int64_t iterations
   return sumOf(lanes);
 }
 
-struct FmaKernel {
+// Each bf16 pair product is 2^-20, so an accumulator grows by at most 2^-19 a
+// round until that is below half its ulp (before 64): it then stays put,
+// finite and normal, however long the loop runs.
+__attribute__((target("avx512f,avx512bf16"))) float runZmmBf16DotChains(std::int64_t iterations) {
+  const __m512 operand_fp32 = _mm512_set1_ps(1.0f / 1024.0f);  // exact in bf16
+  const __m512bh a = _mm512_cvtne2ps_pbh(operand_fp32, operand_fp32);
+  const __m512bh b = _mm512_cvtne2ps_pbh(operand_fp32, operand_fp32);
+  __m512 acc[kBf16Accumulators];
+#pragma GCC unroll 16
+  for (int i = 0; i < kBf16Accumulators; ++i) acc[i] = _mm512_set1_ps(float(i));
+  for (std::int64_t iteration = 0; iteration < iterations; ++iteration) {
+#pragma GCC unroll 16
+    for (int i = 0; i < kBf16Accumulators; ++i) acc[i] = _mm512_dpbf16_ps(acc[i], a, b);
+  }
+  __m512 sum = acc[0];
+#pragma GCC unroll 16
+  for (int i = 1; i < kBf16Accumulators; ++i) sum = _mm512_add_ps(sum, acc[i]);
+  float lanes[16];
+  _mm512_storeu_ps(lanes, sum);
+  return sumOf(lanes);
+}
+
+// A chain kernel and the FLOPs one of its rounds performs over all its chains.
+struct ChainKernel {
   float (*run)(std::int64_t iterations);
-  int lanes;
+  double flops_per_iteration;
 };
 
 volatile float g_sink;  // keeps the kernels' results, and so their work, alive
 
-double secondsFor(const FmaKernel& kernel, std::int64_t iterations) {
+double secondsFor(const ChainKernel& kernel, std::int64_t iterations) {
   const auto start = std::chrono::steady_clock::now();
   g_sink = kernel.run(iterations);
   const auto stop = std::chrono::steady_clock::now();
@@ -87,7 +114,7 @@ double secondsFor(const FmaKernel& kernel, std::int64_t iterations) {
 
 // Iterations that take about kTrialSeconds: doubles a short run until it is
 // long enough to time, then scales. The doubling also warms the core up.
-std::int64_t calibrateIterations(const FmaKernel& kernel) {
+std::int64_t calibrateIterations(const ChainKernel& kernel) {
   std::int64_t iterations = 1 << 12;
   double seconds = secondsFor(kernel, iterations);
   while (seconds < kTrialSeconds / 8) {
@@ -97,19 +124,33 @@ std::int64_t calibrateIterations(const FmaKernel& kernel) {
   return std::max<std::int64_t>(1, std::int64_t(double(iterations) * kTrialSeconds / seconds));
 }
 
-}  // namespace
-
-double measureFp32PeakGflops(Isa isa) {
-  if (!detectCpuFeatures().has(isa))
-    throw Error(fmt::format("peak {}: this host lacks {}", toString(isa), toString(isa)));
-  const FmaKernel kernel = isa == Isa::Avx2 ? FmaKernel{runYmmFmaChains, 8}
-                                            : FmaKernel{runZmmFmaChains, 16};
+// Best of kTrials runs of about kTrialSeconds each, in GFLOPS.
+double bestGflops(const ChainKernel& kernel) {
   const std::int64_t iterations = calibrateIterations(kernel);
   double best_seconds = secondsFor(kernel, iterations);
   for (int trial = 1; trial < kTrials; ++trial)
     best_seconds = std::min(best_seconds, secondsFor(kernel, iterations));
-  const double flops = double(kAccumulators) * kernel.lanes * 2.0 * double(iterations);
-  return flops / best_seconds * 1e-9;
+  return kernel.flops_per_iteration * double(iterations) / best_seconds * 1e-9;
+}
+
+void requireIsa(Isa isa) {
+  if (!detectCpuFeatures().has(isa))
+    throw Error(fmt::format("peak {}: this host lacks {}", toString(isa), toString(isa)));
+}
+
+}  // namespace
+
+double measureFp32PeakGflops(Isa isa) {
+  requireIsa(isa);
+  // Each FMA is 2 FLOPs per lane.
+  return isa == Isa::Avx2 ? bestGflops({runYmmFmaChains, kAccumulators * 8 * 2.0})
+                          : bestGflops({runZmmFmaChains, kAccumulators * 16 * 2.0});
+}
+
+double measureBf16DotPeakGflops() {
+  requireIsa(Isa::Avx512Bf16);
+  // Per lane, vdpbf16ps multiplies 2 bf16 pairs and adds both products.
+  return bestGflops({runZmmBf16DotChains, kBf16Accumulators * 16 * 2 * 2.0});
 }
 
 }  // namespace nkbench

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "harness/core/error.h"
 #include "harness/host/clock.h"
 #include "harness/host/peak.h"
@@ -23,6 +25,19 @@ TEST(Peak, MeasuresEverySupportedVectorWidthAndRejectsTheRest) {
       EXPECT_THROW(measureFp32PeakGflops(isa), Error) << toString(isa);
     }
   }
+}
+
+// CPUID cannot be faked, so each host runs the one of these two it can reach.
+TEST(Peak, Bf16DotPeakIsPositiveAndFinite) {
+  if (!detectCpuFeatures().has(Isa::Avx512Bf16)) GTEST_SKIP() << "host lacks avx512-bf16";
+  const double gflops = measureBf16DotPeakGflops();
+  EXPECT_TRUE(std::isfinite(gflops)) << gflops;
+  EXPECT_GT(gflops, 0.0);
+}
+
+TEST(Peak, Bf16DotPeakThrowsWithoutAvx512Bf16) {
+  if (detectCpuFeatures().has(Isa::Avx512Bf16)) GTEST_SKIP() << "host has avx512-bf16";
+  EXPECT_THROW(measureBf16DotPeakGflops(), Error);
 }
 
 }  // namespace
