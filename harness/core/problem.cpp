@@ -15,6 +15,7 @@ std::string_view toString(OpKind kind) {
 std::string_view toString(DType dtype) {
   switch (dtype) {
     case DType::F32: return "f32";
+    case DType::BF16: return "bf16";
   }
   return "?";
 }

@@ -9,7 +9,9 @@
 namespace nkbench {
 
 enum class OpKind { Gemm, Brgemm };
-enum class DType { F32 };
+// BF16: bf16 A and B (B in VNNI pairs), f32 accumulation and C. Kernels exist;
+// suites cannot select it until every backend and the reference handle it.
+enum class DType { F32, BF16 };
 
 std::string_view toString(OpKind kind);
 std::string_view toString(DType dtype);

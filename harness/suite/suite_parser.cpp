@@ -44,6 +44,8 @@ std::int64_t bytesPerElement(DType dtype) {
   switch (dtype) {
     case DType::F32:
       return 4;
+    case DType::BF16:
+      return 2;
   }
   return 4;
 }

@@ -12,6 +12,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -24,19 +25,22 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace nkbench::mlir_backend {
 namespace {
 
-// After the schedule: bufferize, then lower everything to the LLVM dialect.
-// The partial sums of a reduction split (a few KiB) live on the stack, not the heap.
-// The trailing canonicalize removes a self-copy (memref.copy %x, %x) that
-// bufferization leaves; full-unroll keeps n-D transfers out of stack buffers;
-// enable-x86vector lowers x86vector ops instead of leaving them behind; the
-// bare-pointer convention makes the kernel a plain C function of three pointers.
-constexpr const char* kLoweringPipeline =
+// After the schedule: bufferize. The partial sums of a reduction split (a few KiB)
+// live on the stack, not the heap. The trailing canonicalize removes a self-copy
+// (memref.copy %x, %x) that bufferization leaves.
+constexpr const char* kBufferizePipeline =
     "one-shot-bufferize,func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=65536}),"
-    "canonicalize,cse,canonicalize,"
+    "canonicalize,cse,canonicalize";
+
+// Then lower everything to the LLVM dialect: full-unroll keeps n-D transfers out
+// of stack buffers; enable-x86vector lowers x86vector ops instead of leaving them
+// behind; the bare-pointer convention makes the kernel a C function of three pointers.
+constexpr const char* kToLlvmPipeline =
     "convert-vector-to-scf{full-unroll=true},convert-scf-to-cf,expand-strided-metadata,lower-affine,"
     "convert-vector-to-llvm{enable-x86vector=true},finalize-memref-to-llvm,convert-math-to-llvm,"
     "convert-arith-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},convert-cf-to-llvm,"
@@ -71,7 +75,11 @@ std::string printOp(mlir::Operation* op) {
 
 OpCounts countOps(mlir::Operation* root) {
   OpCounts counts;
-  root->walk([&](mlir::Operation* op) { ++counts[op->getName().getStringRef().str()]; });
+  root->walk([&](mlir::Operation* op) {
+    std::string name = op->getName().getStringRef().str();
+    if (auto intrinsic = op->getAttrOfType<mlir::StringAttr>("intrin")) name += ":" + intrinsic.str();
+    ++counts[name];
+  });
   return counts;
 }
 
@@ -170,9 +178,20 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
   const OpCounts scheduled = countOps(*module);
   if (stages) stages->scheduled = printOp(*module);
 
+  mlir::PassManager bufferize_pm(&context);
+  if (mlir::failed(mlir::parsePassPipeline(kBufferizePipeline, bufferize_pm)) ||
+      mlir::failed(bufferize_pm.run(*module)))
+    throw fail("bufferization");
+  // bf16: the VNNI load of B is an n-D transfer that would otherwise be scalarised
+  // into one load per pair; flattened, it is one vector load.
+  if (p.dtype == DType::BF16) {
+    mlir::RewritePatternSet patterns(&context);
+    mlir::vector::populateFlattenVectorTransferPatterns(patterns);
+    if (mlir::failed(mlir::applyPatternsGreedily(*module, std::move(patterns))))
+      throw fail("flattening vector transfers");
+  }
   mlir::PassManager lowering_pm(&context);
-  if (mlir::failed(mlir::parsePassPipeline(kLoweringPipeline, lowering_pm)) ||
-      mlir::failed(lowering_pm.run(*module)))
+  if (mlir::failed(mlir::parsePassPipeline(kToLlvmPipeline, lowering_pm)) || mlir::failed(lowering_pm.run(*module)))
     throw fail("lowering to LLVM");
   const OpCounts lowered = countOps(*module);
   // A kernel calls nothing: a call would be a heap allocation on every invocation.
@@ -192,7 +211,7 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
   const double compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return std::make_unique<JitKernel>(std::move(*engine), reinterpret_cast<KernelFunction>(*symbol),
-                                     checkNanokernels(lowering, plan, scheduled, lowered),
+                                     checkNanokernels(p.dtype, lowering, plan, scheduled, lowered),
                                      describeRegisterBlocks(plan), compile_ms);
 }
 

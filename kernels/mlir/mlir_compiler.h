@@ -14,7 +14,8 @@
 
 namespace nkbench::mlir_backend {
 
-using KernelFunction = void (*)(const float* a, const float* b, float* c);
+// A and B are f32, or bf16 (A as pairs, B in VNNI pairs); C is f32.
+using KernelFunction = void (*)(const void* a, const void* b, float* c);
 
 // A JIT-compiled kernel; owns the JIT that holds its code.
 class CompiledKernel {

@@ -25,22 +25,31 @@ NanokernelExpectation expectedNanokernels(const RegisterBlockPlan& plan) {
   return expected;
 }
 
-NanokernelEvidence checkNanokernels(Lowering lowering, const RegisterBlockPlan& plan, const OpCounts& scheduled,
-                                    const OpCounts& lowered) {
+NanokernelEvidence checkNanokernels(DType dtype, Lowering lowering, const RegisterBlockPlan& plan,
+                                    const OpCounts& scheduled, const OpCounts& lowered) {
   const NanokernelExpectation expected = expectedNanokernels(plan);
-  const std::int64_t fma = count(scheduled, "vector.fma");
+  const bool bf16 = dtype == DType::BF16;
+  const char* nanokernel_op = bf16 ? "x86vector.avx512.dot" : "vector.fma";
+  const std::int64_t nanokernels = count(scheduled, nanokernel_op);
   const std::int64_t contracts = count(scheduled, "vector.contract");
-  // vector.fma lowers to llvm.intr.fmuladd, which the backend fuses into one FMA instruction.
-  const std::int64_t llvm_fma = count(lowered, "llvm.intr.fma") + count(lowered, "llvm.intr.fmuladd");
+  // vector.fma lowers to llvm.intr.fmuladd, which the backend fuses into one FMA
+  // instruction; the bf16 dot product to the vdpbf16ps intrinsic.
+  const std::int64_t lowered_ops =
+      bf16 ? count(lowered, "llvm.call_intrinsic:llvm.x86.avx512bf16.dpbf16ps.512") +
+                 count(lowered, "llvm.call_intrinsic:llvm.x86.avx512bf16.dpbf16ps.256") +
+                 count(lowered, "llvm.call_intrinsic:llvm.x86.avx512bf16.dpbf16ps.128")
+           : count(lowered, "llvm.intr.fma") + count(lowered, "llvm.intr.fmuladd");
   NanokernelEvidence evidence;
   if (lowering == Lowering::Nanokernel) {
-    evidence.composed = fma == expected.fma && contracts == expected.scalar_tail && llvm_fma >= fma;
-    evidence.summary = fmt::format("{}: {} vector.fma (expected {}), {} llvm fma, {} generic contract(s)",
-                                   evidence.composed ? "fma-nanokernel" : "NOT-composed", fma, expected.fma,
-                                   llvm_fma, contracts);
+    evidence.composed =
+        nanokernels == expected.fma && contracts == expected.scalar_tail && lowered_ops >= nanokernels;
+    evidence.summary = fmt::format("{}: {} {} (expected {}), {} lowered, {} generic contract(s)",
+                                   evidence.composed ? (bf16 ? "dot-nanokernel" : "fma-nanokernel") : "NOT-composed",
+                                   nanokernels, nanokernel_op, expected.fma, lowered_ops, contracts);
   } else {
     evidence.composed = false;
-    evidence.summary = fmt::format("generic: {} vector.contract lowered upstream, {} vector.fma", contracts, fma);
+    evidence.summary = fmt::format("generic: {} vector.contract lowered upstream, {} {}", contracts, nanokernels,
+                                   nanokernel_op);
   }
   return evidence;
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "harness/core/problem.h"
 #include "kernels/mlir/register_block_plan.h"
 #include "kernels/mlir/transform_script.h"
 
@@ -15,7 +16,7 @@ namespace nkbench::mlir_backend {
 using OpCounts = std::map<std::string, std::int64_t>;  // op name -> occurrences
 
 struct NanokernelExpectation {
-  std::int64_t fma = 0;        // vector.fma nanokernels per K step (one per accumulator vector)
+  std::int64_t fma = 0;         // nanokernels per K step (one per accumulator vector)
   std::int64_t scalar_tail = 0; // 1-wide tail contractions (no vector to broadcast into)
 };
 
@@ -26,9 +27,11 @@ struct NanokernelEvidence {
   std::string summary;    // one line for the report
 };
 
-// `scheduled`: op counts after the transform schedule; `lowered`: after lowering to LLVM.
-NanokernelEvidence checkNanokernels(Lowering lowering, const RegisterBlockPlan& plan, const OpCounts& scheduled,
-                                    const OpCounts& lowered);
+// `scheduled`: op counts after the transform schedule; `lowered`: after lowering to
+// LLVM, where `llvm.call_intrinsic` ops are counted as "llvm.call_intrinsic:NAME".
+// f32 nanokernels are vector.fma; bf16 ones x86vector.avx512.dot (vdpbf16ps).
+NanokernelEvidence checkNanokernels(DType dtype, Lowering lowering, const RegisterBlockPlan& plan,
+                                    const OpCounts& scheduled, const OpCounts& lowered);
 
 // "8x32" or, with edge blocks, "8x32+7x32+7x1".
 std::string describeRegisterBlocks(const RegisterBlockPlan& plan);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/core/error.h"
+
 namespace nkbench::mlir_backend {
 
 namespace {
@@ -43,14 +45,24 @@ std::string splitContraction(const Problem& p, const ReductionSplit& split, cons
 
 }  // namespace
 
-PayloadOp payloadOp(const ReductionSplit& split) {
+PayloadOp payloadOp(const Problem& p, const ReductionSplit& split) {
+  if (p.dtype == DType::BF16) return {"linalg.contract", 1, 2};
   if (split.ways > 1) return {"linalg.contract", 2, 3};
   return {"linalg.batch_reduce_matmul", 1, 2};
 }
 
 std::string buildPayload(const Problem& p, const ReductionSplit& split) {
-  const std::string a = fmt::format("{}x{}x{}xf32", p.batch, p.m, p.k);
-  const std::string b = fmt::format("{}x{}x{}xf32", p.batch, p.k, p.n);
+  if (p.dtype == DType::BF16 && (p.k % 2 != 0 || split.ways > 1))
+    throw Error("mlir: a bf16 payload needs an even K (pad it) and no reduction split: " + p.describe());
+  // vdpbf16ps exists for 4, 8 and 16 f32 lanes only.
+  if (p.dtype == DType::BF16 && p.n % 4 != 0)
+    throw Error("mlir: bf16 kernels need N in multiples of 4 for now: " + p.describe());
+  const bool bf16 = p.dtype == DType::BF16;
+  // bf16: A as [b][m][k/2][2] (a reshape of row-major A) and B in VNNI pairs [b][k/2][n][2].
+  const std::string a = bf16 ? fmt::format("{}x{}x{}x2xbf16", p.batch, p.m, p.k / 2)
+                             : fmt::format("{}x{}x{}xf32", p.batch, p.m, p.k);
+  const std::string b = bf16 ? fmt::format("{}x{}x{}x2xbf16", p.batch, p.k / 2, p.n)
+                             : fmt::format("{}x{}x{}xf32", p.batch, p.k, p.n);
   const std::string c = fmt::format("{}x{}xf32", p.m, p.n);
   std::string init = "%c";
   std::string fill = "    %zero = arith.constant 0.0 : f32\n";
@@ -68,6 +80,15 @@ std::string buildPayload(const Problem& p, const ReductionSplit& split) {
                   "          linalg.yield %sum : f32\n"
                   "        }}\n",
                   split.ways, c.substr(0, c.size() - 4), init, c);
+  } else if (bf16) {
+    // Mixed types: bf16 products accumulate in f32, which vectorizes straight to a
+    // mixed-type vector.contract that the dot-product nanokernel rewrite matches.
+    compute = fmt::format(
+        "    %r = linalg.contract indexing_maps = [affine_map<(b, m, n, k, v) -> (b, m, k, v)>,\n"
+        "                                          affine_map<(b, m, n, k, v) -> (b, k, n, v)>,\n"
+        "                                          affine_map<(b, m, n, k, v) -> (m, n)>]\n"
+        "        ins(%a, %b : tensor<{}>, tensor<{}>) outs({} : tensor<{}>) -> tensor<{}>\n",
+        a, b, init, c, c);
   } else {
     compute = fmt::format(
         "    %r = linalg.batch_reduce_matmul ins(%a, %b : tensor<{}>, tensor<{}>)\n"

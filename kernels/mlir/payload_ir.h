@@ -21,12 +21,15 @@ inline constexpr const char* kKernelFunction = "nk_brgemm";
 // and a `linalg.reduce` adds them into C.
 std::string buildPayload(const Problem& brgemm, const ReductionSplit& split = {});
 
+// bf16 problems (even K) take A as [batch][M][K/2][2] and B in VNNI pairs
+// [batch][K/2][N][2]; a `linalg.contract` over (b, m, n, k, v) accumulates in f32.
+//
 // The linalg op the schedule tiles, and the position of its M and N iteration dims.
 struct PayloadOp {
   const char* name;
   int m_dim;
   int n_dim;
 };
-PayloadOp payloadOp(const ReductionSplit& split);
+PayloadOp payloadOp(const Problem& brgemm, const ReductionSplit& split);
 
 }  // namespace nkbench::mlir_backend

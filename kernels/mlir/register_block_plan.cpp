@@ -5,14 +5,24 @@
 namespace nkbench::mlir_backend {
 namespace {
 
-std::vector<ColumnPanel> planPanels(std::int64_t n, std::int64_t block_cols, std::int64_t lanes) {
+// `native_tails`: the tail is cut into halves of the vector width down to 4 lanes
+// (the widths the bf16 dot product exists in) instead of one odd-width panel.
+std::vector<ColumnPanel> planPanels(std::int64_t n, std::int64_t block_cols, std::int64_t lanes, bool native_tails) {
   std::vector<ColumnPanel> panels;
   const std::int64_t full = n / block_cols * block_cols;
   if (full > 0) panels.push_back({0, full, block_cols, lanes});
+  std::int64_t offset = full;
   const std::int64_t vector_part = (n - full) / lanes * lanes;
-  if (vector_part > 0) panels.push_back({full, vector_part, vector_part, lanes});
-  const std::int64_t tail = n - full - vector_part;
-  if (tail > 0) panels.push_back({full + vector_part, tail, tail, tail});
+  if (vector_part > 0) panels.push_back({offset, vector_part, vector_part, lanes});
+  offset += vector_part;
+  if (native_tails)
+    for (std::int64_t width = lanes / 2; width >= 4; width /= 2)
+      if (n - offset >= width) {
+        panels.push_back({offset, width, width, width});
+        offset += width;
+      }
+  const std::int64_t tail = n - offset;
+  if (tail > 0) panels.push_back({offset, tail, tail, tail});
   return panels;
 }
 
@@ -36,24 +46,27 @@ ReductionSplit planReductionSplit(const Problem& problem, const RegisterBlockPla
 
 RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& schedule, const CacheSizes& caches) {
   RegisterBlockPlan plan;
-  const std::int64_t bytes_per_batch = (problem.m * problem.k + problem.k * problem.n) * std::int64_t(sizeof(float));
+  const std::int64_t element_bytes = problem.dtype == DType::BF16 ? 2 : 4;
+  const std::int64_t bytes_per_batch = (problem.m * problem.k + problem.k * problem.n) * element_bytes;
   const std::int64_t budget = problem.n > schedule.block_n ? caches.l1d_bytes / 2 : caches.l2_bytes / 2;
   if (problem.batch > 1 && bytes_per_batch * problem.batch > budget) {
     const std::int64_t chunk = std::max<std::int64_t>(1, budget / bytes_per_batch);
     if (chunk < problem.batch) plan.batch_chunk = chunk;
   }
+  const bool native_tails = problem.dtype == DType::BF16;
   const std::int64_t full_rows = problem.m / schedule.block_m * schedule.block_m;
   if (full_rows > 0)
     plan.bands.push_back({0, full_rows, schedule.block_m,
-                          planPanels(problem.n, schedule.block_n, schedule.vector_lanes)});
+                          planPanels(problem.n, schedule.block_n, schedule.vector_lanes, native_tails)});
   const std::int64_t rest = problem.m - full_rows;
   if (rest > 0) {
     // Fewer rows per block: spend the unused accumulators on more columns.
     const std::int64_t vectors_per_row = std::max<std::int64_t>(1, schedule.accumulators() / rest);
     const std::int64_t block_cols = vectors_per_row * schedule.vector_lanes;
-    plan.bands.push_back({full_rows, rest, rest, planPanels(problem.n, block_cols, schedule.vector_lanes)});
+    plan.bands.push_back({full_rows, rest, rest, planPanels(problem.n, block_cols, schedule.vector_lanes, native_tails)});
   }
-  plan.split = planReductionSplit(problem, plan, schedule);
+  // The dot-product nanokernel has no partial-sum form yet: bf16 blocks are not split.
+  if (problem.dtype == DType::F32) plan.split = planReductionSplit(problem, plan, schedule);
   if (plan.split.ways > 1) plan.batch_chunk = 0;
   return plan;
 }

@@ -18,7 +18,7 @@ struct Schedule {
   DType dtype;
   std::int64_t block_m;       // register block rows (one broadcast of A each)
   std::int64_t block_n;       // register block columns (block_n / vector_lanes vectors per row)
-  std::int64_t vector_lanes;  // elements per vector register
+  std::int64_t vector_lanes;  // accumulator (C) elements per vector register
   GemmBlocking gemm_block;    // preferred cache block when GEMM runs as BRGEMM calls
   // Independent FMA chains needed to hide FMA latency (latency x FMA pipes).
   // Blocks with fewer accumulators split the reduction into partial sums.

@@ -23,6 +23,8 @@ const std::vector<Schedule>& scheduleTable() {
       {"avx2.f32.6x16", Isa::Avx2, DType::F32, 6, 16, 8, {96, 16, 128}, 8},
       {"avx2.f32.4x16", Isa::Avx2, DType::F32, 4, 16, 8, {96, 16, 128}, 8},
       {"avx512.f32.8x32", Isa::Avx512, DType::F32, 8, 32, 16, {64, 32, 128}, 8},
+      // bf16 pairs into f32 lanes: 16 vdpbf16ps accumulators, each step consumes two K.
+      {"avx512bf16.bf16.8x32", Isa::Avx512Bf16, DType::BF16, 8, 32, 16, {64, 32, 128}, 8},
   };
   return table;
 }

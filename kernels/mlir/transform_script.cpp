@@ -61,22 +61,27 @@ struct LeafLoops {
   std::vector<std::string> reduction;  // batch loop, then K loop (those that exist)
 };
 
-// Tile sizes in the payload op's iteration order: (b, m, n, k), or (b, s, m, n, k)
-// when the reduction is split into partial sums over s.
+// Tile sizes in the payload op's iteration order: (b, m, n, k), (b, s, m, n, k)
+// when the reduction is split into partial sums over s, or (b, m, n, k, v) for
+// bf16, where v (the VNNI pair) is never tiled.
 struct IterationSpace {
   std::int64_t ways = 1;
+  bool vnni = false;
   std::vector<std::int64_t> sizes(std::int64_t b, std::int64_t s, std::int64_t m, std::int64_t n,
                                   std::int64_t k) const {
+    if (vnni) return {b, m, n, k, 0};
     if (ways > 1) return {b, s, m, n, k};
     return {b, m, n, k};
   }
 };
 
 LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPlan& plan, const Leaf& leaf) {
-  const IterationSpace space{plan.split.ways};
+  const bool vnni = p.dtype == DType::BF16;
+  const IterationSpace space{plan.split.ways, vnni};
   const std::int64_t ways = plan.split.ways;
   const std::int64_t batch = plan.split.dim == ReductionSplit::Dim::Batch ? p.batch / ways : p.batch;
-  const std::int64_t k = plan.split.dim == ReductionSplit::Dim::K ? p.k / ways : p.k;
+  // bf16 steps over K in pairs.
+  const std::int64_t k = vnni ? p.k / 2 : plan.split.dim == ReductionSplit::Dim::K ? p.k / ways : p.k;
   const std::int64_t s_block = ways > 1 ? ways : 0;
   // 0. Chunks of the batch that fit the cache budget, each a full pass over C.
   std::string op = leaf.op;
@@ -123,7 +128,7 @@ LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPla
 std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan, Lowering lowering) {
   ScriptWriter w;
   w.line(fmt::format("%func = transform.structured.match ops{{[\"func.func\"]}} in %root : ({}) -> {}", kAny, kAny));
-  const PayloadOp payload_op = payloadOp(plan.split);
+  const PayloadOp payload_op = payloadOp(p, plan.split);
   w.line(fmt::format("%brgemm = transform.structured.match ops{{[\"{}\"]}} in %root : ({}) -> {}", payload_op.name,
                      kAny, kAny));
 
@@ -156,6 +161,8 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
   }
   w.line("transform.apply_patterns to %func {");
   w.line("  transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers");
+  // bf16: fold the extension to f32 into the contraction (a mixed-type contract).
+  if (p.dtype == DType::BF16) w.line("  transform.apply_patterns.vector.fold_arith_extension");
   w.line("  transform.apply_patterns.canonicalization");
   w.line(fmt::format("}} : {}", kAny));
   w.line(fmt::format("transform.apply_cse to %func : {}", kAny));
@@ -166,7 +173,8 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
 
   if (lowering == Lowering::Nanokernel) {
     w.line("transform.apply_patterns to %func {");
-    w.line("  transform.apply_patterns.x86vector.vector_contract_to_fma");
+    w.line(p.dtype == DType::BF16 ? "  transform.apply_patterns.x86vector.vector_contract_to_packed_type_dot_product"
+                                  : "  transform.apply_patterns.x86vector.vector_contract_to_fma");
     w.line(fmt::format("}} : {}", kAny));
   }
   w.line("transform.apply_patterns to %func {");

@@ -11,7 +11,8 @@ namespace nkbench::mlir_backend {
 
 enum class Lowering {
   // Register blocks split into 1 x lanes contractions, fully unrolled and
-  // rewritten by the x86vector patterns into broadcast + FMA nanokernels.
+  // rewritten by the x86vector patterns into nanokernels: broadcast + FMA (f32),
+  // broadcast of a bf16 pair + vdpbf16ps (bf16).
   Nanokernel,
   // The same tiling, unrolling and hoisting, but the 1 x lanes contractions are
   // left to upstream's generic vector.contract lowering (convert-vector-to-llvm)

@@ -4,12 +4,15 @@
 #include <limits>
 #include <tuple>
 
+#include "harness/core/error.h"
 #include "harness/core/isa.h"
 #include "kernels/mlir/mlir_backend.h"
 #include "kernels/mlir/mlir_compiler.h"
 #include "reference/compare.h"
 #include "reference/fill.h"
+#include "reference/bf16.h"
 #include "reference/reference_gemm.h"
+#include "reference/vnni_packing.h"
 #include "tests/support/test_problems.h"
 
 namespace nkbench {
@@ -114,6 +117,68 @@ TEST(MlirStructure, GenericLoweringIsNotReportedAsNanokernel) {
   FloatBuffer c(data.c_init.size());
   auto kernel = backend->prepare(p, {data.a.data(), data.b.data(), c.data()});
   EXPECT_EQ(kernel->info().nanokernel.rfind("generic", 0), 0u) << kernel->info().nanokernel;
+}
+
+}  // namespace
+}  // namespace nkbench
+
+namespace nkbench {
+namespace {
+
+// bf16 kernels on exact small integers (exact in bf16, and every f32 partial sum
+// exact): the result must equal the reference computed on the widened values.
+class MlirBf16Kernels : public ::testing::TestWithParam<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool>> {};
+
+TEST_P(MlirBf16Kernels, DotProductNanokernelsMatchTheReferenceBitForBit) {
+  if (!detectCpuFeatures().has(Isa::Avx512Bf16)) GTEST_SKIP() << "host lacks avx512-bf16";
+  const auto [m, n, k, batch, beta] = GetParam();
+  const Problem exact = test::makeProblem(m, n, k, batch, beta);
+  const ProblemData data = makeProblemData(exact, FillMode::ExactInteger);
+  const ReferenceResult reference = referenceGemm(exact, data.a.data(), data.b.data(), data.c_init.data());
+
+  BFloat16Buffer a(data.a.size()), b(data.b.size());
+  toBFloat16(data.a.data(), data.a.size(), a.data());
+  toBFloat16(data.b.data(), data.b.size(), b.data());
+  BFloat16Buffer a_pairs, b_vnni;
+  padAToVnniKBatched(a.data(), batch, m, k, a_pairs);
+  packBVnniBatched(b.data(), batch, k, n, b_vnni);
+
+  Problem kernel_problem = exact;
+  kernel_problem.dtype = DType::BF16;
+  kernel_problem.k = vnniPaddedK(k);
+  mlir_backend::MlirCompiler compiler(Isa::Avx512Bf16, CacheSizes{});
+  mlir_backend::CompilationStages stages;
+  auto kernel = compiler.compile(kernel_problem, mlir_backend::selectSchedule(Isa::Avx512Bf16, DType::BF16),
+                                 mlir_backend::Lowering::Nanokernel, &stages);
+  EXPECT_TRUE(kernel->evidence().composed) << kernel->evidence().summary;
+  EXPECT_EQ(stages.scheduled.find("vector.fma"), std::string::npos);
+
+  FloatBuffer c = beta ? data.c_init : FloatBuffer(data.c_init.size(), std::numeric_limits<float>::quiet_NaN());
+  kernel->function()(a_pairs.data(), b_vnni.data(), c.data());
+  const Verification v = verifyResult(exact, FillMode::ExactInteger, c.data(), reference);
+  EXPECT_EQ(v.status, VerifyStatus::Passed) << kernel_problem.describe() << ": " << v.detail;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, MlirBf16Kernels,
+                         ::testing::Values(std::make_tuple(8, 32, 32, 4, false), std::make_tuple(8, 32, 32, 4, true),
+                                           std::make_tuple(16, 64, 64, 2, false),
+                                           std::make_tuple(32, 32, 32, 8, true),
+                                           std::make_tuple(64, 64, 64, 3, false),  // batch chunks
+                                           std::make_tuple(7, 48, 7, 1, true),     // odd K, edge rows
+                                           std::make_tuple(8, 40, 16, 2, false),   // 8-wide tail
+                                           std::make_tuple(5, 36, 6, 2, true),     // 4-wide tail
+                                           std::make_tuple(3, 60, 4, 3, false)));  // 8- and 4-wide tails
+
+TEST(MlirBf16Kernels, NarrowerTailsAreRefusedWithAClearError) {
+  mlir_backend::MlirCompiler compiler(Isa::Avx512Bf16, CacheSizes{});
+  Problem p = test::makeProblem(5, 33, 6, 2, true);
+  p.dtype = DType::BF16;
+  try {
+    compiler.compile(p, mlir_backend::selectSchedule(Isa::Avx512Bf16, DType::BF16), mlir_backend::Lowering::Nanokernel);
+    ADD_FAILURE() << "compiled a bf16 kernel with N % 4 != 0";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("multiples of 4"), std::string::npos) << error.what();
+  }
 }
 
 }  // namespace
