@@ -10,12 +10,18 @@
 
 namespace nkbench {
 
-// Host operands in the layout documented in problem.h. `c` holds the initial C
-// (for accumulate) and receives the result.
+// Host operands in the layout documented in problem.h, with elements of
+// problem.dtype (float, or BFloat16 for bf16 problems; C is always float).
+// `c` holds the initial C (for accumulate) and receives the result.
 struct Operands {
-  const float* a = nullptr;
-  const float* b = nullptr;
+  const void* a = nullptr;
+  const void* b = nullptr;
   float* c = nullptr;
+
+  template <class T>
+  const T* aAs() const { return static_cast<const T*>(a); }
+  template <class T>
+  const T* bAs() const { return static_cast<const T*>(b); }
 };
 
 // What a prepared kernel is made of, for the report.

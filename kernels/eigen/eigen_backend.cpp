@@ -24,7 +24,7 @@ class EigenKernel final : public Kernel {
   }
 
   void compute() override {
-    eigen::batchedProduct(operands_.a, operands_.b, operands_.c, problem_.m, problem_.n, problem_.k,
+    eigen::batchedProduct(operands_.aAs<float>(), operands_.bAs<float>(), operands_.c, problem_.m, problem_.n, problem_.k,
                           problem_.batch, problem_.accumulate);
   }
 
@@ -46,6 +46,7 @@ class EigenBackend final : public Backend {
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
     if (problem.m < 1 || problem.n < 1 || problem.k < 1 || problem.batch < 1)
       return "eigen needs M, N, K and batch of at least 1";
+    if (problem.dtype != DType::F32) return fmt::format("eigen: {} is not supported yet", toString(problem.dtype));
     if (problem.kind == OpKind::Gemm && problem.batch != 1) return "eigen gemm needs batch 1";
     // Built without OpenMP, Eigen's GEMM is single-threaded.
     if (config_.threads != 1)

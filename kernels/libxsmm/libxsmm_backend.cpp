@@ -90,7 +90,7 @@ class LibxsmmBrgemmKernel final : public Kernel {
     info_.implementation = fmt::format("libxsmm brgemm ({})", target);
   }
 
-  void compute() override { kernel_(operands_.b, operands_.a, operands_.c, &batch_); }
+  void compute() override { kernel_(operands_.bAs<float>(), operands_.aAs<float>(), operands_.c, &batch_); }
   const KernelInfo& info() const override { return info_; }
 
  private:
@@ -112,7 +112,7 @@ class LibxsmmGemmKernel final : public Kernel {
     info_.packing = fmt::format("A,B,C -> {}x{}x{} blocks", blocking.bm, blocking.bn, blocking.bk);
   }
 
-  void pack() override { blocked_.pack(operands_.a, operands_.b); }
+  void pack() override { blocked_.pack(operands_.aAs<float>(), operands_.bAs<float>()); }
 
   void compute() override {
     blocked_.compute([this](const float* a_blocks, const float* b_blocks, float* c_block) {
@@ -142,6 +142,7 @@ class LibxsmmBackend final : public Backend {
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
     if (problem.m < 1 || problem.n < 1 || problem.k < 1 || problem.batch < 1)
       return "libxsmm needs M, N, K and batch of at least 1";
+    if (problem.dtype != DType::F32) return fmt::format("libxsmm: {} is not supported yet", toString(problem.dtype));
     if (config_.threads != 1)
       return fmt::format("libxsmm kernels run single-threaded ({} threads requested)",
                          config_.threads);

@@ -73,9 +73,9 @@ class OnednnKernel final : public Kernel {
       const dnnl::matmul::primitive_desc& pd = pdFor(index);
       // oneDNN only reads A and B; its memory objects take non-const handles.
       dnnl::memory a(pd.src_desc(), engine_,
-                     const_cast<float*>(operands.a + index * problem.m * problem.k));
+                     const_cast<float*>(operands.aAs<float>() + index * problem.m * problem.k));
       dnnl::memory user_b(plain_b, engine_,
-                          const_cast<float*>(operands.b + index * problem.k * problem.n));
+                          const_cast<float*>(operands.bAs<float>() + index * problem.k * problem.n));
       dnnl::memory b = user_b;
       if (pd.weights_desc() != plain_b) {
         b = dnnl::memory(pd.weights_desc(), engine_);
@@ -174,6 +174,7 @@ class OnednnBackend final : public Backend {
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
     if (problem.m < 1 || problem.n < 1 || problem.k < 1 || problem.batch < 1)
       return "oneDNN needs M, N, K and batch of at least 1";
+    if (problem.dtype != DType::F32) return fmt::format("oneDNN: {} is not supported yet", toString(problem.dtype));
     if (problem.kind == OpKind::Gemm && problem.batch != 1) return "oneDNN gemm needs batch 1";
     if (config_.threads < 1) return "oneDNN needs at least 1 thread";
     if (!kThreadsSettable && config_.threads != 1)
