@@ -1,7 +1,11 @@
 #include "reference/fill.h"
 
+#include "reference/bf16.h"
+
 #include <algorithm>
 #include <cstdint>
+
+#include "reference/bf16.h"
 
 namespace nkbench {
 namespace {
@@ -94,8 +98,16 @@ ProblemData makeExactData(const Problem& p, std::uint64_t seed) {
 ProblemData makeRandomData(const Problem& p, std::uint64_t seed) {
   ProblemData data;
   const auto random = [](std::uint64_t bits, std::int64_t) { return randomValue(bits); };
-  fillChunked(data.a, p.aElements(), seed, Operand::A, random);
-  fillChunked(data.b, p.bElements(), seed, Operand::B, random);
+  // bf16 operands: the values are rounded to bf16 here, so that the reference sees
+  // exactly what the kernels see. (C stays f32.)
+  const auto random_bf16 = [](std::uint64_t bits, std::int64_t) { return toFloat(toBFloat16(randomValue(bits))); };
+  if (p.dtype == DType::BF16) {
+    fillChunked(data.a, p.aElements(), seed, Operand::A, random_bf16);
+    fillChunked(data.b, p.bElements(), seed, Operand::B, random_bf16);
+  } else {
+    fillChunked(data.a, p.aElements(), seed, Operand::A, random);
+    fillChunked(data.b, p.bElements(), seed, Operand::B, random);
+  }
   if (p.accumulate) {
     fillChunked(data.c_init, p.cElements(), seed, Operand::C, random);
   } else {

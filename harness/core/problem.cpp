@@ -28,6 +28,7 @@ std::optional<OpKind> parseOpKind(std::string_view text) {
 
 std::optional<DType> parseDType(std::string_view text) {
   if (text == "f32") return DType::F32;
+  if (text == "bf16") return DType::BF16;
   return std::nullopt;
 }
 

@@ -9,8 +9,8 @@
 namespace nkbench {
 
 enum class OpKind { Gemm, Brgemm };
-// BF16: bf16 A and B (B in VNNI pairs), f32 accumulation and C. Kernels exist;
-// suites cannot select it until every backend and the reference handle it.
+// BF16: bf16 A and B, f32 accumulation and C. Each backend packs B its own way
+// (VNNI pairs for dot-product kernels).
 enum class DType { F32, BF16 };
 
 std::string_view toString(OpKind kind);

@@ -24,6 +24,7 @@ json metadataJson(const RunMetadata& metadata) {
       {"isa_flags", metadata.isa_flags},
       {"measured_clock_ghz", metadata.measured_clock_ghz},
       {"peak_gflops", metadata.peak_gflops},
+      {"bf16_peak_gflops", metadata.bf16_peak_gflops},
       {"isa", metadata.isa},
       {"compiler", metadata.compiler},
       {"library_versions", libraries},

@@ -48,7 +48,8 @@ struct RunMetadata {
   std::string cpu_model;
   std::vector<std::string> isa_flags;
   double measured_clock_ghz = 0.0;
-  double peak_gflops = 0.0;  // fp32 FMA peak of the run's ISA, one core
+  double peak_gflops = 0.0;       // fp32 FMA peak of the run's ISA, one core
+  double bf16_peak_gflops = 0.0;  // bf16 dot-product peak, one core; 0 below avx512-bf16
   std::string isa;
   std::string compiler;
   std::map<std::string, std::string> library_versions;

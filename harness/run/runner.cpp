@@ -19,6 +19,7 @@
 #include "harness/report/json_writer.h"
 #include "harness/run/run_metadata.h"
 #include "kernels/registry.h"
+#include "reference/bf16.h"
 #include "reference/compare.h"
 #include "reference/reference_gemm.h"
 
@@ -71,8 +72,32 @@ struct VerifiedKernel {
 
 // Prepares and verifies one backend on the case, filling what is known of its row.
 // Returns the kernel only when it passed: an unverified kernel never reports a speed.
+// The operands as the kernels take them: the float data itself, or bf16 copies.
+struct CaseOperands {
+  BFloat16Buffer a_bf16, b_bf16;
+  const void* a = nullptr;
+  const void* b = nullptr;
+};
+
+CaseOperands makeCaseOperands(const Problem& problem, const ProblemData& data) {
+  CaseOperands operands;
+  if (problem.dtype == DType::BF16) {
+    operands.a_bf16.resize(data.a.size());
+    operands.b_bf16.resize(data.b.size());
+    toBFloat16(data.a.data(), data.a.size(), operands.a_bf16.data());
+    toBFloat16(data.b.data(), data.b.size(), operands.b_bf16.data());
+    operands.a = operands.a_bf16.data();
+    operands.b = operands.b_bf16.data();
+  } else {
+    operands.a = data.a.data();
+    operands.b = data.b.data();
+  }
+  return operands;
+}
+
 std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase& c, const ProblemData& data,
-                                               const ReferenceResult& reference, FillMode fill, ResultRow& row) {
+                                               const CaseOperands& inputs, const ReferenceResult& reference,
+                                               FillMode fill, ResultRow& row) {
   if (auto reason = backend.unsupportedReason(c.problem)) {
     row.status = VerifyStatus::Skipped;
     row.note = *reason;
@@ -83,7 +108,7 @@ std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase
   verified.c = c.problem.accumulate ? data.c_init
                                     : FloatBuffer(data.c_init.size(), std::numeric_limits<float>::quiet_NaN());
   const auto compile_start = Clock::now();
-  verified.kernel = backend.prepare(c.problem, {data.a.data(), data.b.data(), verified.c.data()});
+  verified.kernel = backend.prepare(c.problem, {inputs.a, inputs.b, verified.c.data()});
   row.compile_ms = elapsedMs(compile_start);
   Kernel& kernel = *verified.kernel;
   const KernelInfo& info = kernel.info();
@@ -223,6 +248,7 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   summary.metadata.command_line = options.command_line;
   summary.metadata.measured_clock_ghz = measureCoreClockGhz();
   summary.metadata.peak_gflops = measureFp32PeakGflops(*isa);
+  if (*isa >= Isa::Avx512Bf16) summary.metadata.bf16_peak_gflops = measureBf16DotPeakGflops();
   for (const auto& backend : backends) summary.metadata.library_versions[backend->name()] = backend->version();
 
   std::optional<CsvWriter> csv;
@@ -231,6 +257,7 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   for (std::size_t ci = 0; ci < cases.size(); ++ci) {
     const SuiteCase& c = cases[ci];
     const auto [data, reference] = makeCheckableData(c.problem, options.fill);
+    const CaseOperands inputs = makeCaseOperands(c.problem, data);
     std::vector<ResultRow> case_rows;
     std::vector<VerifiedKernel> verified;
     for (const auto& backend : backends) {
@@ -238,7 +265,7 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
         std::cerr << fmt::format("[{}/{}] {} {}: compile and verify\n", ci + 1, cases.size(), c.id, backend->name());
       ResultRow& row = case_rows.emplace_back(blankRow(suite, c, backend->name(), *isa, config.threads));
       try {
-        if (auto kernel = prepareAndVerify(*backend, c, data, reference, options.fill, row)) {
+        if (auto kernel = prepareAndVerify(*backend, c, data, inputs, reference, options.fill, row)) {
           kernel->row = case_rows.size() - 1;
           verified.push_back(std::move(*kernel));
         }
@@ -250,7 +277,11 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
     if (options.progress)
       std::cerr << fmt::format("[{}/{}] {}: timing {} kernels, {} interleaved repetitions\n", ci + 1, cases.size(),
                                c.id, verified.size(), options.timing.repetitions);
-    timeInterleaved(verified, c, options.timing, summary.metadata.peak_gflops, case_rows);
+    // bf16 rows are judged against the dot-product peak where the ISA has one.
+    const double peak = c.problem.dtype == DType::BF16 && summary.metadata.bf16_peak_gflops > 0
+                            ? summary.metadata.bf16_peak_gflops
+                            : summary.metadata.peak_gflops;
+    timeInterleaved(verified, c, options.timing, peak, case_rows);
     fillRatiosToLibxsmm(case_rows);
     for (ResultRow& row : case_rows) {
       if (isFailure(row)) ++summary.failures;

@@ -37,7 +37,7 @@ constexpr std::array<std::string_view, 4> kDefaultsKeys = {"kind", "dtype", "bat
 constexpr std::array<std::string_view, 9> kCaseKeys = {"id",    "kind",  "m",    "n",    "k",
                                                        "shape", "batch", "beta", "dtype"};
 // Extend together with DType: the error for an unknown dtype lists these.
-constexpr std::array<DType, 1> kAllDTypes = {DType::F32};
+constexpr std::array<DType, 2> kAllDTypes = {DType::F32, DType::BF16};
 constexpr std::array<OpKind, 2> kAllKinds = {OpKind::Brgemm, OpKind::Gemm};
 
 std::int64_t bytesPerElement(DType dtype) {

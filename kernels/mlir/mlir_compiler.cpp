@@ -77,7 +77,10 @@ OpCounts countOps(mlir::Operation* root) {
   OpCounts counts;
   root->walk([&](mlir::Operation* op) {
     std::string name = op->getName().getStringRef().str();
-    if (auto intrinsic = op->getAttrOfType<mlir::StringAttr>("intrin")) name += ":" + intrinsic.str();
+    if (auto intrinsic = op->getAttrOfType<mlir::StringAttr>("intrin")) {
+      name += ':';
+      name += intrinsic.getValue().str();
+    }
     ++counts[name];
   });
   return counts;

@@ -117,6 +117,26 @@ TEST(Cli, TinyAndOddShapesVerifyOnEveryBackend) {
   EXPECT_NE(run.output.find("18 rows: 18 passed, 0 failed, 0 skipped"), std::string::npos) << run.output;
 }
 
+TEST(Cli, Bf16BrgemmRunsOnDotProductNanokernels) {
+  if (!nkbench::detectCpuFeatures().has(nkbench::Isa::Avx512Bf16)) GTEST_SKIP() << "host lacks avx512-bf16";
+  const fs::path suite = tempPath("bf16.yaml");
+  std::ofstream(suite) << "suite: bf16\ncases:\n"
+                          "  - {id: b16, kind: brgemm, shape: [16, 64, 32], batch: 4, dtype: bf16}\n"
+                          "  - {id: odd-k, kind: brgemm, shape: [7, 36, 5], batch: 2, beta: 1, dtype: bf16}\n";
+  const fs::path json = tempPath("bf16.json");
+  const Outcome run = nkbench("run --suite " + suite.string() + " --backends mlir " + kQuick + " --json " + json.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::ifstream in(json);
+  const nlohmann::json report = nlohmann::json::parse(in);
+  ASSERT_EQ(report.at("rows").size(), 2u);
+  EXPECT_GT(report.at("metadata").at("bf16_peak_gflops").get<double>(), 0.0);
+  for (const nlohmann::json& row : report.at("rows")) {
+    EXPECT_EQ(row.at("status"), "passed") << row.dump();
+    EXPECT_EQ(row.at("dtype"), "bf16");
+    EXPECT_EQ(row.at("nanokernel").get<std::string>().rfind("dot-nanokernel", 0), 0u) << row.dump();
+  }
+}
+
 TEST(Cli, MalformedSuiteNamesFileAndLine) {
   const fs::path suite = tempPath("bad.yaml");
   std::ofstream(suite) << "suite: bad\ncases:\n  - id: x\n    kind: brgemm\n    m: 8\n    n: 8\n    k: 8\n    colour: red\n";

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "naive_gemm.h"
+#include "reference/bf16.h"
 #include "reference/fill.h"
 #include "reference/reference_gemm.h"
 
@@ -61,6 +62,22 @@ TEST(Fill, InitialCIsZeroUnlessAccumulating) {
     int nonzero = 0;
     for (float value : accumulating.c_init) nonzero += value != 0.0f;
     EXPECT_GT(nonzero, 48);
+  }
+}
+
+TEST(Fill, Bf16OperandsHoldValuesExactlyRepresentableInBf16) {
+  for (FillMode mode : {FillMode::ExactInteger, FillMode::Random}) {
+    Problem p = makeProblem(16, 16, 33, 3, true);
+    p.dtype = DType::BF16;
+    const ProblemData data = makeProblemData(p, mode);
+    for (const FloatBuffer* operand : {&data.a, &data.b})
+      for (float value : *operand) ASSERT_EQ(value, toFloat(toBFloat16(value))) << toString(mode);
+    // C stays f32: random initial values keep their full precision.
+    if (mode == FillMode::Random) {
+      int beyond_bf16 = 0;
+      for (float value : data.c_init) beyond_bf16 += value != toFloat(toBFloat16(value));
+      EXPECT_GT(beyond_bf16, 0);
+    }
   }
 }
 

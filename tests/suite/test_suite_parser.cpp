@@ -86,6 +86,11 @@ TEST(SuiteParser, AppliesBuiltInDefaults) {
   EXPECT_TRUE(suite.description.empty());
 }
 
+TEST(SuiteParser, AcceptsBf16Cases) {
+  const Suite suite = parseSuite(oneCase("    kind: brgemm\n    shape: [8, 32, 32]\n    dtype: bf16\n"), "t.yaml");
+  EXPECT_EQ(suite.cases.at(0).problem.dtype, DType::BF16);
+}
+
 TEST(SuiteParser, DefaultsMayGiveKindAndBatch) {
   const Suite suite = parseSuite(R"(suite: s
 defaults: {kind: brgemm, batch: 8}
