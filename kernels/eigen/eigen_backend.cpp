@@ -5,7 +5,9 @@
 #include <Eigen/Core>  // version macros only; the products live in eigen_products.cpp
 
 #include "harness/core/error.h"
+#include "harness/core/aligned_buffer.h"
 #include "kernels/eigen/eigen_products.h"
+#include "reference/bf16.h"
 
 namespace nkbench {
 namespace {
@@ -21,18 +23,38 @@ class EigenKernel final : public Kernel {
     const char* shape = problem.kind == OpKind::Gemm ? "GEMM" : "GEMM x batch";
     info_.implementation =
         fmt::format("Eigen {} {} (compiled ISA: {})", eigenVersion(), shape, eigen::compiledIsa());
+    if (problem.dtype == DType::BF16) {
+      // Eigen's own bfloat16 GEMM rounds every step to bf16: widen once and run in f32.
+      info_.implementation += " on bf16 widened to f32";
+      info_.packing = "A,B bf16 -> f32";
+    }
+  }
+
+  void pack() override {
+    if (problem_.dtype != DType::BF16) return;
+    widen(operands_.aAs<BFloat16>(), problem_.aElements(), a_wide_);
+    widen(operands_.bAs<BFloat16>(), problem_.bElements(), b_wide_);
   }
 
   void compute() override {
-    eigen::batchedProduct(operands_.aAs<float>(), operands_.bAs<float>(), operands_.c, problem_.m, problem_.n, problem_.k,
-                          problem_.batch, problem_.accumulate);
+    const bool wide = problem_.dtype == DType::BF16;
+    const float* a = wide ? a_wide_.data() : operands_.aAs<float>();
+    const float* b = wide ? b_wide_.data() : operands_.bAs<float>();
+    eigen::batchedProduct(a, b, operands_.c, problem_.m, problem_.n, problem_.k, problem_.batch,
+                          problem_.accumulate);
   }
 
   const KernelInfo& info() const override { return info_; }
 
  private:
+  static void widen(const BFloat16* in, std::int64_t n, FloatBuffer& out) {
+    out.resize(static_cast<std::size_t>(n));
+    toFloat(in, out.size(), out.data());
+  }
+
   Problem problem_;
   Operands operands_;
+  FloatBuffer a_wide_, b_wide_;  // bf16 problems: A and B as f32
   KernelInfo info_;
 };
 
@@ -46,7 +68,8 @@ class EigenBackend final : public Backend {
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
     if (problem.m < 1 || problem.n < 1 || problem.k < 1 || problem.batch < 1)
       return "eigen needs M, N, K and batch of at least 1";
-    if (problem.dtype != DType::F32) return fmt::format("eigen: {} is not supported yet", toString(problem.dtype));
+    if (problem.dtype != DType::F32 && problem.dtype != DType::BF16)
+      return fmt::format("eigen: {} is not supported yet", toString(problem.dtype));
     if (problem.kind == OpKind::Gemm && problem.batch != 1) return "eigen gemm needs batch 1";
     // Built without OpenMP, Eigen's GEMM is single-threaded.
     if (config_.threads != 1)

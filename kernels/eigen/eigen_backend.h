@@ -1,4 +1,5 @@
-// Eigen 3.4: the portable fp32 baseline (single-threaded GEMM on row-major Maps).
+// Eigen 3.4: the portable fp32 baseline (single-threaded GEMM on row-major Maps);
+// bf16 operands are widened to f32 in pack().
 #pragma once
 
 #include <memory>

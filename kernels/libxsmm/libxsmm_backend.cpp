@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "kernels/common/blocked_gemm.h"
+#include "kernels/libxsmm/libxsmm_bf16.h"
 #endif
 
 namespace nkbench {
@@ -142,7 +143,8 @@ class LibxsmmBackend final : public Backend {
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
     if (problem.m < 1 || problem.n < 1 || problem.k < 1 || problem.batch < 1)
       return "libxsmm needs M, N, K and batch of at least 1";
-    if (problem.dtype != DType::F32) return fmt::format("libxsmm: {} is not supported yet", toString(problem.dtype));
+    if (problem.dtype != DType::F32 && problem.dtype != DType::BF16)
+      return fmt::format("libxsmm: {} is not supported yet", toString(problem.dtype));
     if (config_.threads != 1)
       return fmt::format("libxsmm kernels run single-threaded ({} threads requested)",
                          config_.threads);
@@ -153,6 +155,9 @@ class LibxsmmBackend final : public Backend {
     if (problem.kind == OpKind::Gemm) {
       if (problem.batch != 1) return "libxsmm gemm needs batch 1";
       if (problem.accumulate) return "libxsmm gemm runs with beta 0 only";
+    }
+    if (problem.dtype == DType::BF16) return libxsmm::bf16Unsupported(problem, target_.name);
+    if (problem.kind == OpKind::Gemm) {
       Problem block = problem;
       const GemmBlocking blocking = gemmBlocking(problem);
       block.m = blocking.bm;
@@ -165,6 +170,8 @@ class LibxsmmBackend final : public Backend {
 
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
+    if (problem.dtype == DType::BF16)
+      return libxsmm::makeBf16Kernel(problem, operands, target_.name);
     if (problem.kind == OpKind::Gemm)
       return std::make_unique<LibxsmmGemmKernel>(problem, operands, target_.name);
     return std::make_unique<LibxsmmBrgemmKernel>(problem, operands, target_.name);

@@ -1,4 +1,5 @@
-// libxsmm 1.17: JIT-generated fp32 BRGEMM kernels; GEMM runs as BRGEMM over blocks.
+// libxsmm 1.17: JIT-generated fp32 and bf16 (f32 C) BRGEMM kernels; GEMM runs as
+// BRGEMM over blocks.
 #pragma once
 
 #include <memory>

@@ -37,15 +37,31 @@ void setThreadCount(int threads) {
 #endif
 }
 
-// One matmul C = A_b * B_b (M x K times K x N), optionally summed into C's old value.
+dnnl::memory::data_type operandType(DType dtype) {
+  return dtype == DType::BF16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
+}
+
+std::size_t operandBytes(DType dtype) {
+  return dtype == DType::BF16 ? sizeof(std::uint16_t) : sizeof(float);
+}
+
+// Matrix `index` of a dense batch of `elements`-sized operands. oneDNN only reads
+// A and B; its memory objects take non-const handles.
+void* operandAt(const void* base, std::int64_t index, std::int64_t elements, DType dtype) {
+  const auto bytes = static_cast<std::int64_t>(operandBytes(dtype));
+  const auto* first = static_cast<const unsigned char*>(base);
+  return const_cast<unsigned char*>(first + index * elements * bytes);
+}
+
+// One matmul C = A_b * B_b (M x K times K x N; A and B of the problem's type, C f32),
+// optionally summed into C's old value.
 dnnl::matmul::primitive_desc makeMatmul(const Problem& problem, bool blocked_weights,
                                         bool sum_into_c, const dnnl::engine& engine) {
   using Tag = dnnl::memory::format_tag;
-  using Type = dnnl::memory::data_type;
-  const dnnl::memory::desc a({problem.m, problem.k}, Type::f32, Tag::ab);
-  const dnnl::memory::desc b({problem.k, problem.n}, Type::f32,
-                             blocked_weights ? Tag::any : Tag::ab);
-  const dnnl::memory::desc c({problem.m, problem.n}, Type::f32, Tag::ab);
+  const dnnl::memory::data_type type = operandType(problem.dtype);
+  const dnnl::memory::desc a({problem.m, problem.k}, type, Tag::ab);
+  const dnnl::memory::desc b({problem.k, problem.n}, type, blocked_weights ? Tag::any : Tag::ab);
+  const dnnl::memory::desc c({problem.m, problem.n}, dnnl::memory::data_type::f32, Tag::ab);
   dnnl::primitive_attr attr;
   if (sum_into_c) {
     dnnl::post_ops ops;
@@ -53,6 +69,22 @@ dnnl::matmul::primitive_desc makeMatmul(const Problem& problem, bool blocked_wei
     attr.set_post_ops(ops);
   }
   return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, c), attr, engine);
+}
+
+// bf16 matmul needs AVX-512 in oneDNN; under a lower cap it has no implementation.
+// Creating the primitive descriptor is how to ask (a few hundred microseconds).
+std::optional<std::string> matmulUnavailable(const Problem& problem, bool blocked_weights) {
+  try {
+    const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    makeMatmul(problem, blocked_weights, problem.accumulate, engine);
+    return std::nullopt;
+  } catch (const dnnl::error& error) {
+    if (error.status == dnnl_unimplemented)
+      return fmt::format("oneDNN has no {} matmul under its {} ISA", toString(problem.dtype),
+                         onednn::effectiveIsa());
+    return fmt::format("oneDNN cannot create a {} matmul: {}", toString(problem.dtype),
+                       error.what());
+  }
 }
 
 // oneDNN 2.6 has no public BRGEMM: a batch runs as `batch` matmuls, all but the
@@ -66,16 +98,15 @@ class OnednnKernel final : public Kernel {
     if (needs_plain) plain_ = Matmul{makeMatmul(problem, blocked_weights, false, engine_)};
     if (needs_sum) summing_ = Matmul{makeMatmul(problem, blocked_weights, true, engine_)};
 
-    const dnnl::memory::desc plain_b({problem.k, problem.n}, dnnl::memory::data_type::f32,
+    const dnnl::memory::desc plain_b({problem.k, problem.n}, operandType(problem.dtype),
                                      dnnl::memory::format_tag::ab);
     const dnnl::memory c(pdFor(0).dst_desc(), engine_, operands.c);
     for (std::int64_t index = 0; index < problem.batch; ++index) {
       const dnnl::matmul::primitive_desc& pd = pdFor(index);
-      // oneDNN only reads A and B; its memory objects take non-const handles.
       dnnl::memory a(pd.src_desc(), engine_,
-                     const_cast<float*>(operands.aAs<float>() + index * problem.m * problem.k));
+                     operandAt(operands.a, index, problem.m * problem.k, problem.dtype));
       dnnl::memory user_b(plain_b, engine_,
-                          const_cast<float*>(operands.bAs<float>() + index * problem.k * problem.n));
+                          operandAt(operands.b, index, problem.k * problem.n, problem.dtype));
       dnnl::memory b = user_b;
       if (pd.weights_desc() != plain_b) {
         b = dnnl::memory(pd.weights_desc(), engine_);
@@ -174,12 +205,15 @@ class OnednnBackend final : public Backend {
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
     if (problem.m < 1 || problem.n < 1 || problem.k < 1 || problem.batch < 1)
       return "oneDNN needs M, N, K and batch of at least 1";
-    if (problem.dtype != DType::F32) return fmt::format("oneDNN: {} is not supported yet", toString(problem.dtype));
+    if (problem.dtype != DType::F32 && problem.dtype != DType::BF16)
+      return fmt::format("oneDNN: {} is not supported yet", toString(problem.dtype));
     if (problem.kind == OpKind::Gemm && problem.batch != 1) return "oneDNN gemm needs batch 1";
     if (config_.threads < 1) return "oneDNN needs at least 1 thread";
     if (!kThreadsSettable && config_.threads != 1)
       return "this oneDNN build does not use OpenMP, so its thread count cannot be set";
-    return isa_problem_;
+    if (isa_problem_) return isa_problem_;
+    if (problem.dtype == DType::BF16) return matmulUnavailable(problem, blocked_weights_);
+    return std::nullopt;
   }
 
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {

@@ -1,5 +1,6 @@
-// oneDNN 2.6 matmul: "onednn" reads B in place (row-major), "onednn-packed" lets
-// oneDNN pick a blocked weights layout and reorders B into it in pack().
+// oneDNN 2.6 matmul (f32, or bf16 A and B with f32 C): "onednn" reads B in place
+// (row-major), "onednn-packed" lets oneDNN pick a blocked weights layout and
+// reorders B into it in pack().
 #pragma once
 
 #include <memory>

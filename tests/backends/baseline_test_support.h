@@ -16,6 +16,7 @@
 #include "kernels/eigen/eigen_backend.h"
 #include "kernels/libxsmm/libxsmm_backend.h"
 #include "kernels/onednn/onednn_backend.h"
+#include "reference/bf16.h"
 #include "reference/compare.h"
 #include "reference/fill.h"
 #include "reference/reference_gemm.h"
@@ -67,13 +68,34 @@ struct RunOutcome {
   KernelInfo info;
 };
 
+// bf16 copies of exact-integer operands. The fill's small integers are bf16
+// values, so the kernels see exactly what the reference sees; checked here.
+inline BFloat16Buffer exactBf16(const FloatBuffer& values) {
+  BFloat16Buffer out(values.size());
+  toBFloat16(values.data(), values.size(), out.data());
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (toFloat(out[i]) != values[i]) {
+      ADD_FAILURE() << "operand value " << values[i] << " is not a bfloat16";
+      break;
+    }
+  return out;
+}
+
 // Runs pack, compute and unpack the way the runner does. Beta-0 problems start from
 // a NaN C (which must never be read) and compute twice (the runner repeats it).
+// bf16 problems get bf16 A and B; C and the reference stay f32 on the same values.
 inline RunOutcome runAgainstReference(Backend& backend, const Problem& problem) {
   const ProblemData data = makeProblemData(problem, FillMode::ExactInteger);
   FloatBuffer c = data.c_init;
   if (!problem.accumulate) std::fill(c.begin(), c.end(), std::numeric_limits<float>::quiet_NaN());
-  const Operands operands{data.a.data(), data.b.data(), c.data()};
+  Operands operands{data.a.data(), data.b.data(), c.data()};
+  BFloat16Buffer a_bf16, b_bf16;
+  if (problem.dtype == DType::BF16) {
+    a_bf16 = exactBf16(data.a);
+    b_bf16 = exactBf16(data.b);
+    operands.a = a_bf16.data();
+    operands.b = b_bf16.data();
+  }
 
   const std::unique_ptr<Kernel> kernel = backend.prepare(problem, operands);
   kernel->pack();
@@ -93,6 +115,11 @@ inline Problem brgemm(std::int64_t m, std::int64_t n, std::int64_t k, std::int64
 
 inline Problem gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
   return test::makeProblem(m, n, k, 1, false, OpKind::Gemm);
+}
+
+inline Problem asBf16(Problem problem) {
+  problem.dtype = DType::BF16;
+  return problem;
 }
 
 }  // namespace nkbench::test

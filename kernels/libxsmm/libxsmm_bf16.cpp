@@ -1,0 +1,154 @@
+#include "kernels/libxsmm/libxsmm_bf16.h"
+
+#include <fmt/format.h>
+#include <libxsmm.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "harness/core/error.h"
+#include "kernels/libxsmm/bf16_blocked_gemm.h"
+#include "reference/vnni_packing.h"
+
+namespace nkbench::libxsmm {
+namespace {
+
+using Bf16Brgemm = libxsmm_bsmmfunction_reducebatch_strd;
+
+const libxsmm_bfloat16* words(const BFloat16* values) {
+  static_assert(sizeof(BFloat16) == sizeof(libxsmm_bfloat16));
+  return reinterpret_cast<const libxsmm_bfloat16*>(values);
+}
+
+// The same problem with K rounded up to even: A gains a zero column, B a zero row.
+Problem withVnniK(Problem problem) {
+  problem.k = vnniPaddedK(problem.k);
+  return problem;
+}
+
+GemmBlocking gemmBlocking(const Problem& problem) {
+  return chooseBf16GemmBlocking(problem, GemmBlocking{64, 64, 64});
+}
+
+// The BRGEMM a problem runs as: itself with even K, or for gemm its block call.
+Problem kernelProblem(const Problem& problem) {
+  if (problem.kind == OpKind::Gemm) return bf16BlockProblem(problem, gemmBlocking(problem));
+  return withVnniK(problem);
+}
+
+// Row-major C = sum_b A_b * B_b as libxsmm's column-major C^T = sum_b B_b^T * A_b^T:
+// libxsmm's A is our B, in VNNI pairs [K/2][N][2] (LIBXSMM_GEMM_FLAG_VNNI_A), and its m
+// is our n. K must be even. Batch strides are in bytes. NULL when libxsmm has no kernel.
+Bf16Brgemm dispatchRowMajorBf16(const Problem& problem) {
+  const auto m = static_cast<libxsmm_blasint>(problem.n);
+  const auto n = static_cast<libxsmm_blasint>(problem.m);
+  const auto k = static_cast<libxsmm_blasint>(problem.k);
+  const auto element = static_cast<libxsmm_blasint>(sizeof(libxsmm_bfloat16));
+  const libxsmm_blasint stride_a = k * m * element, stride_b = n * k * element;
+  const libxsmm_blasint lda = m, ldb = k, ldc = m;
+  // The strided dispatcher crashes for alpha != 1 or beta other than 0 and 1.
+  const float alpha = 1.0f;
+  const float beta = problem.accumulate ? 1.0f : 0.0f;
+  const int flags = LIBXSMM_GEMM_FLAG_VNNI_A;
+  return libxsmm_bsmmdispatch_reducebatch_strd(m, n, k, stride_a, stride_b, &lda, &ldb, &ldc,
+                                               &alpha, &beta, &flags, nullptr);
+}
+
+Bf16Brgemm dispatchOrThrow(const Problem& problem, const std::string& target) {
+  const Bf16Brgemm kernel = dispatchRowMajorBf16(problem);
+  if (kernel == nullptr)
+    throw Error(
+        fmt::format("libxsmm ({}) returned no bf16 kernel for {}", target, problem.describe()));
+  return kernel;
+}
+
+class Bf16BrgemmKernel final : public Kernel {
+ public:
+  Bf16BrgemmKernel(const Problem& problem, const Operands& operands, const std::string& target)
+      : problem_(problem),
+        operands_(operands),
+        batch_(static_cast<unsigned long long>(problem.batch)),
+        kernel_(dispatchOrThrow(withVnniK(problem), target)) {
+    info_.implementation = fmt::format("libxsmm bf16 brgemm ({})", target);
+    info_.packing = problem.k % kVnniPairBf16 == 0 ? "B -> VNNI [K/2][N][2]"
+                                                   : "B -> VNNI [K/2][N][2], A -> even K";
+  }
+
+  void pack() override {
+    packBVnniBatched(operands_.bAs<BFloat16>(), problem_.batch, problem_.k, problem_.n, b_vnni_);
+    // An odd K needs A's zero column; an even one reads A in place.
+    if (problem_.k % kVnniPairBf16 != 0)
+      padAToVnniKBatched(operands_.aAs<BFloat16>(), problem_.batch, problem_.m, problem_.k,
+                         a_padded_);
+  }
+
+  void compute() override {
+    const BFloat16* a = a_padded_.empty() ? operands_.aAs<BFloat16>() : a_padded_.data();
+    kernel_(words(b_vnni_.data()), words(a), operands_.c, &batch_);
+  }
+
+  const KernelInfo& info() const override { return info_; }
+
+ private:
+  Problem problem_;
+  Operands operands_;
+  unsigned long long batch_;
+  Bf16Brgemm kernel_;
+  BFloat16Buffer b_vnni_, a_padded_;
+  KernelInfo info_;
+};
+
+class Bf16GemmKernel final : public Kernel {
+ public:
+  Bf16GemmKernel(const Problem& problem, const Operands& operands, const std::string& target)
+      : operands_(operands),
+        blocked_(problem, gemmBlocking(problem)),
+        k_blocks_(static_cast<unsigned long long>(blocked_.kBlocks())),
+        block_kernel_(dispatchOrThrow(blocked_.blockProblem(), target)) {
+    const GemmBlocking& blocking = blocked_.blocking();
+    info_.implementation = fmt::format("libxsmm bf16 brgemm ({}) per C block", target);
+    info_.packing = fmt::format("A,B,C -> {}x{}x{} blocks, B in VNNI pairs", blocking.bm,
+                                blocking.bn, blocking.bk);
+  }
+
+  void pack() override { blocked_.pack(operands_.aAs<BFloat16>(), operands_.bAs<BFloat16>()); }
+
+  void compute() override {
+    blocked_.compute([this](const BFloat16* a_blocks, const BFloat16* b_blocks, float* c_block) {
+      block_kernel_(words(b_blocks), words(a_blocks), c_block, &k_blocks_);
+    });
+  }
+
+  void unpack() override { blocked_.unpack(operands_.c); }
+  const KernelInfo& info() const override { return info_; }
+
+ private:
+  Operands operands_;
+  Bf16BlockedGemm blocked_;
+  unsigned long long k_blocks_;
+  Bf16Brgemm block_kernel_;
+  KernelInfo info_;
+};
+
+}  // namespace
+
+std::optional<std::string> bf16Unsupported(const Problem& problem, const std::string& target) {
+  const Problem kernel = kernelProblem(problem);
+  const std::int64_t largest_stride = std::max(kernel.k * kernel.n, kernel.m * kernel.k);
+  const std::int64_t largest_stride_bytes = largest_stride * std::int64_t{sizeof(libxsmm_bfloat16)};
+  if (largest_stride_bytes > std::numeric_limits<libxsmm_blasint>::max())
+    return "libxsmm batch strides overflow its 32-bit integers for " + problem.describe();
+  // Dispatching is the only way to ask; the kernel is cached for prepare().
+  if (dispatchRowMajorBf16(kernel) == nullptr)
+    return fmt::format("libxsmm ({}) has no bf16 kernel for {}", target, problem.describe());
+  return std::nullopt;
+}
+
+std::unique_ptr<Kernel> makeBf16Kernel(const Problem& problem, const Operands& operands,
+                                       const std::string& target) {
+  if (problem.kind == OpKind::Gemm)
+    return std::make_unique<Bf16GemmKernel>(problem, operands, target);
+  return std::make_unique<Bf16BrgemmKernel>(problem, operands, target);
+}
+
+}  // namespace nkbench::libxsmm

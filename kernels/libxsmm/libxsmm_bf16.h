@@ -1,0 +1,22 @@
+// libxsmm 1.17 bf16 kernels (bf16 A and B, f32 accumulation and C) for the libxsmm
+// backend; only built with libxsmm. BRGEMM is one strided bf16 BRGEMM call on B in
+// VNNI pairs; GEMM runs as bf16 BRGEMM calls over blocks, as for f32.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "kernels/backend.h"
+
+namespace nkbench::libxsmm {
+
+// nullopt when libxsmm, at the process's target, dispatches the bf16 kernel that
+// `problem` needs (gemm: its block kernel); otherwise why not. Shape checks that
+// bf16 shares with f32 (batch 1 for gemm, threads, target) are the caller's.
+std::optional<std::string> bf16Unsupported(const Problem& problem, const std::string& target);
+
+std::unique_ptr<Kernel> makeBf16Kernel(const Problem& problem, const Operands& operands,
+                                       const std::string& target);
+
+}  // namespace nkbench::libxsmm
