@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "harness/core/error.h"
-#include "kernels/libxsmm/bf16_blocked_gemm.h"
+#include "kernels/common/bf16_blocked_gemm.h"
 #include "reference/vnni_packing.h"
 
 namespace nkbench::libxsmm {

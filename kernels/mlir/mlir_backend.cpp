@@ -7,6 +7,7 @@
 
 #include "harness/core/error.h"
 #include "harness/host/cache_info.h"
+#include "kernels/common/bf16_blocked_gemm.h"
 #include "kernels/common/blocked_gemm.h"
 #include "kernels/mlir/mlir_compiler.h"
 #include "reference/bf16.h"
@@ -83,6 +84,22 @@ class GemmKernel final : public Kernel {
   KernelInfo info_;
 };
 
+class Bf16GemmKernel final : public Kernel {
+ public:
+  Bf16GemmKernel(std::shared_ptr<CompiledKernel> compiled, Bf16BlockedGemm gemm, Operands operands, KernelInfo info)
+      : compiled_(std::move(compiled)), gemm_(std::move(gemm)), operands_(operands), info_(std::move(info)) {}
+  void pack() override { gemm_.pack(operands_.aAs<BFloat16>(), operands_.bAs<BFloat16>()); }
+  void compute() override { gemm_.compute(compiled_->function()); }
+  void unpack() override { gemm_.unpack(operands_.c); }
+  const KernelInfo& info() const override { return info_; }
+
+ private:
+  std::shared_ptr<CompiledKernel> compiled_;
+  Bf16BlockedGemm gemm_;
+  Operands operands_;
+  KernelInfo info_;
+};
+
 class MlirBackend final : public Backend {
  public:
   MlirBackend(const BackendConfig& config, Lowering lowering)
@@ -101,8 +118,9 @@ class MlirBackend final : public Backend {
       if (lowering_ == Lowering::GenericVector)
         return "mlir-default: upstream's generic lowering of the bf16 contraction does not translate to LLVM IR "
                "in MLIR 22";
-      if (problem.kind == OpKind::Gemm) return "mlir: bf16 gemm is not wired in yet (bf16 brgemm is)";
-      if (problem.n % 4 != 0) return "mlir: bf16 kernels need N in multiples of 4 for now";
+      // GEMM packs B into blocks padded to the vector width; BRGEMM takes N as given.
+      if (problem.kind == OpKind::Brgemm && problem.n % 4 != 0)
+        return "mlir: bf16 brgemm kernels need N in multiples of 4 for now";
     }
     try {
       mlir_backend::selectSchedule(config_.isa, problem.dtype, config_.mlir_schedule);
@@ -115,6 +133,16 @@ class MlirBackend final : public Backend {
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
     const Schedule& schedule = mlir_backend::selectSchedule(config_.isa, problem.dtype, config_.mlir_schedule);
+    if (problem.dtype == DType::BF16 && problem.kind == OpKind::Gemm) {
+      GemmBlocking blocking = chooseBf16GemmBlocking(problem, schedule.gemm_block, schedule.block_m, schedule.vector_lanes);
+      blocking.bn = (blocking.bn + 3) / 4 * 4;  // vdpbf16ps comes in 4, 8 and 16 lanes
+      Bf16BlockedGemm gemm(problem, blocking);
+      auto compiled = compileCached(gemm.blockProblem(), schedule);
+      KernelInfo info = describe(*compiled, schedule, target());
+      info.packing = fmt::format("A -> {0}x{2} blocks, B -> {2}x{1} VNNI blocks, brgemm batch {3}", blocking.bm,
+                                 blocking.bn, blocking.bk, gemm.kBlocks());
+      return std::make_unique<Bf16GemmKernel>(compiled, std::move(gemm), operands, std::move(info));
+    }
     if (problem.dtype == DType::BF16) {
       Problem pairs = problem;
       pairs.k = vnniPaddedK(problem.k);

@@ -14,7 +14,8 @@
 namespace nkbench {
 
 // chooseGemmBlocking's blocks with bk rounded up to even (an odd K pads one zero).
-GemmBlocking chooseBf16GemmBlocking(const Problem& problem, const GemmBlocking& preferred);
+GemmBlocking chooseBf16GemmBlocking(const Problem& problem, const GemmBlocking& preferred,
+                                    std::int64_t m_multiple = 1, std::int64_t n_multiple = 1);
 
 // The bf16 BRGEMM each block call of `gemm` solves (K = bk, batch = K blocks).
 Problem bf16BlockProblem(const Problem& gemm, const GemmBlocking& blocking);

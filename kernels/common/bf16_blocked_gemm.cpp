@@ -1,4 +1,4 @@
-#include "kernels/libxsmm/bf16_blocked_gemm.h"
+#include "kernels/common/bf16_blocked_gemm.h"
 
 #include <algorithm>
 
@@ -31,8 +31,9 @@ void packABlockedBf16(const BFloat16* a, std::int64_t m, std::int64_t k,
 
 }  // namespace
 
-GemmBlocking chooseBf16GemmBlocking(const Problem& problem, const GemmBlocking& preferred) {
-  GemmBlocking blocking = chooseGemmBlocking(problem, preferred, 1, 1);
+GemmBlocking chooseBf16GemmBlocking(const Problem& problem, const GemmBlocking& preferred,
+                                    std::int64_t m_multiple, std::int64_t n_multiple) {
+  GemmBlocking blocking = chooseGemmBlocking(problem, preferred, m_multiple, n_multiple);
   blocking.bk = vnniPaddedK(blocking.bk);
   return blocking;
 }
