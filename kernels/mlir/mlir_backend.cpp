@@ -19,6 +19,7 @@ namespace {
 
 using mlir_backend::CompiledKernel;
 using mlir_backend::Lowering;
+using mlir_backend::NanokernelKind;
 using mlir_backend::Schedule;
 
 KernelInfo describe(const CompiledKernel& kernel, const Schedule& schedule, const std::string& target) {
@@ -112,20 +113,28 @@ class MlirBackend final : public Backend {
   std::string version() const override { return "MLIR " LLVM_VERSION_STRING; }
 
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
-    if (problem.dtype == DType::BF16) {
-      // Measured: upstream's generic lowering leaves the mixed bf16 x bf16 -> f32
-      // contraction in a form that MLIR 22 cannot translate to LLVM IR.
-      if (lowering_ == Lowering::GenericVector)
-        return "mlir-default: upstream's generic lowering of the bf16 contraction does not translate to LLVM IR "
-               "in MLIR 22";
-      // GEMM packs B into blocks padded to the vector width; BRGEMM takes N as given.
-      if (problem.kind == OpKind::Brgemm && problem.n % 4 != 0)
-        return "mlir: bf16 brgemm kernels need N in multiples of 4 for now";
-    }
+    const Schedule* schedule = nullptr;
     try {
-      mlir_backend::selectSchedule(config_.isa, problem.dtype, config_.mlir_schedule);
+      schedule = &mlir_backend::selectSchedule(config_.isa, problem.dtype, config_.mlir_schedule);
     } catch (const Error& error) {
       return error.what();
+    }
+    switch (schedule->nanokernel) {
+      case NanokernelKind::Fma:
+        break;
+      case NanokernelKind::Bf16Dot:
+        // Measured: upstream's generic lowering leaves the mixed bf16 x bf16 -> f32
+        // contraction in a form that MLIR 22 cannot translate to LLVM IR.
+        if (lowering_ == Lowering::GenericVector)
+          return "mlir-default: upstream's generic lowering of the bf16 contraction does not translate to LLVM IR "
+                 "in MLIR 22";
+        // GEMM packs B into blocks padded to the vector width; BRGEMM takes N as given.
+        if (problem.kind == OpKind::Brgemm && problem.n % 4 != 0)
+          return "mlir: bf16 brgemm kernels need N in multiples of 4 for now";
+        break;
+      case NanokernelKind::Bf16WidenFma:
+        if (problem.kind == OpKind::Gemm) return "mlir: bf16 gemm on the widening route is not wired in yet";
+        break;
     }
     return std::nullopt;
   }
@@ -133,7 +142,7 @@ class MlirBackend final : public Backend {
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
     const Schedule& schedule = mlir_backend::selectSchedule(config_.isa, problem.dtype, config_.mlir_schedule);
-    if (problem.dtype == DType::BF16 && problem.kind == OpKind::Gemm) {
+    if (schedule.nanokernel == NanokernelKind::Bf16Dot && problem.kind == OpKind::Gemm) {
       GemmBlocking blocking = chooseBf16GemmBlocking(problem, schedule.gemm_block, schedule.block_m, schedule.vector_lanes);
       blocking.bn = (blocking.bn + 3) / 4 * 4;  // vdpbf16ps comes in 4, 8 and 16 lanes
       Bf16BlockedGemm gemm(problem, blocking);
@@ -143,7 +152,7 @@ class MlirBackend final : public Backend {
                                  blocking.bn, blocking.bk, gemm.kBlocks());
       return std::make_unique<Bf16GemmKernel>(compiled, std::move(gemm), operands, std::move(info));
     }
-    if (problem.dtype == DType::BF16) {
+    if (schedule.nanokernel == NanokernelKind::Bf16Dot) {
       Problem pairs = problem;
       pairs.k = vnniPaddedK(problem.k);
       auto compiled = compileCached(pairs, schedule);

@@ -161,7 +161,7 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
   };
 
   const RegisterBlockPlan plan = planRegisterBlocks(p, schedule, impl_->caches);
-  const std::string payload = buildPayload(p, plan.split);
+  const std::string payload = buildPayload(p, plan);
   const std::string script = buildTransformScript(p, plan, lowering);
   if (stages) {
     stages->payload = payload;
@@ -187,7 +187,7 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
     throw fail("bufferization");
   // bf16: the VNNI load of B is an n-D transfer that would otherwise be scalarised
   // into one load per pair; flattened, it is one vector load.
-  if (p.dtype == DType::BF16) {
+  if (plan.nanokernel == NanokernelKind::Bf16Dot) {
     mlir::RewritePatternSet patterns(&context);
     mlir::vector::populateFlattenVectorTransferPatterns(patterns);
     if (mlir::failed(mlir::applyPatternsGreedily(*module, std::move(patterns))))
@@ -214,7 +214,7 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
   const double compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return std::make_unique<JitKernel>(std::move(*engine), reinterpret_cast<KernelFunction>(*symbol),
-                                     checkNanokernels(p.dtype, lowering, plan, scheduled, lowered),
+                                     checkNanokernels(lowering, plan, scheduled, lowered),
                                      describeRegisterBlocks(plan), compile_ms);
 }
 

@@ -25,10 +25,10 @@ NanokernelExpectation expectedNanokernels(const RegisterBlockPlan& plan) {
   return expected;
 }
 
-NanokernelEvidence checkNanokernels(DType dtype, Lowering lowering, const RegisterBlockPlan& plan,
-                                    const OpCounts& scheduled, const OpCounts& lowered) {
+NanokernelEvidence checkNanokernels(Lowering lowering, const RegisterBlockPlan& plan, const OpCounts& scheduled,
+                                    const OpCounts& lowered) {
   const NanokernelExpectation expected = expectedNanokernels(plan);
-  const bool bf16 = dtype == DType::BF16;
+  const bool bf16 = plan.nanokernel == NanokernelKind::Bf16Dot;
   const char* nanokernel_op = bf16 ? "x86vector.avx512.dot" : "vector.fma";
   const std::int64_t nanokernels = count(scheduled, nanokernel_op);
   const std::int64_t contracts = count(scheduled, "vector.contract");
@@ -44,7 +44,10 @@ NanokernelEvidence checkNanokernels(DType dtype, Lowering lowering, const Regist
     evidence.composed =
         nanokernels == expected.fma && contracts == expected.scalar_tail && lowered_ops >= nanokernels;
     evidence.summary = fmt::format("{}: {} {} (expected {}), {} lowered, {} generic contract(s)",
-                                   evidence.composed ? (bf16 ? "dot-nanokernel" : "fma-nanokernel") : "NOT-composed",
+                                   !evidence.composed ? "NOT-composed"
+                                   : bf16 ? "dot-nanokernel"
+                                   : plan.nanokernel == NanokernelKind::Bf16WidenFma ? "widen-fma-nanokernel"
+                                                                                     : "fma-nanokernel",
                                    nanokernels, nanokernel_op, expected.fma, lowered_ops, contracts);
   } else {
     evidence.composed = false;

@@ -29,9 +29,10 @@ struct NanokernelEvidence {
 
 // `scheduled`: op counts after the transform schedule; `lowered`: after lowering to
 // LLVM, where `llvm.call_intrinsic` ops are counted as "llvm.call_intrinsic:NAME".
-// f32 nanokernels are vector.fma; bf16 ones x86vector.avx512.dot (vdpbf16ps).
-NanokernelEvidence checkNanokernels(DType dtype, Lowering lowering, const RegisterBlockPlan& plan,
-                                    const OpCounts& scheduled, const OpCounts& lowered);
+// FMA nanokernels (f32, widened bf16) are vector.fma; bf16 dot-product ones
+// x86vector.avx512.dot (vdpbf16ps).
+NanokernelEvidence checkNanokernels(Lowering lowering, const RegisterBlockPlan& plan, const OpCounts& scheduled,
+                                    const OpCounts& lowered);
 
 // "8x32" or, with edge blocks, "8x32+7x32+7x1".
 std::string describeRegisterBlocks(const RegisterBlockPlan& plan);

@@ -45,24 +45,29 @@ std::string splitContraction(const Problem& p, const ReductionSplit& split, cons
 
 }  // namespace
 
-PayloadOp payloadOp(const Problem& p, const ReductionSplit& split) {
-  if (p.dtype == DType::BF16) return {"linalg.contract", 1, 2};
-  if (split.ways > 1) return {"linalg.contract", 2, 3};
+PayloadOp payloadOp(const RegisterBlockPlan& plan) {
+  if (plan.nanokernel == NanokernelKind::Bf16Dot) return {"linalg.contract", 1, 2};
+  if (plan.split.ways > 1) return {"linalg.contract", 2, 3};
   return {"linalg.batch_reduce_matmul", 1, 2};
 }
 
-std::string buildPayload(const Problem& p, const ReductionSplit& split) {
-  if (p.dtype == DType::BF16 && (p.k % 2 != 0 || split.ways > 1))
+std::string buildPayload(const Problem& p, const RegisterBlockPlan& plan) {
+  const ReductionSplit& split = plan.split;
+  const bool bf16 = plan.nanokernel == NanokernelKind::Bf16Dot;
+  const bool widen = plan.nanokernel == NanokernelKind::Bf16WidenFma;
+  if ((p.dtype == DType::BF16) != (bf16 || widen))
+    throw Error("mlir: the schedule's nanokernel does not take " + std::string(toString(p.dtype)) + " operands");
+  if (bf16 && (p.k % 2 != 0 || split.ways > 1))
     throw Error("mlir: a bf16 payload needs an even K (pad it) and no reduction split: " + p.describe());
   // vdpbf16ps exists for 4, 8 and 16 f32 lanes only.
-  if (p.dtype == DType::BF16 && p.n % 4 != 0)
-    throw Error("mlir: bf16 kernels need N in multiples of 4 for now: " + p.describe());
-  const bool bf16 = p.dtype == DType::BF16;
+  if (bf16 && p.n % 4 != 0) throw Error("mlir: bf16 kernels need N in multiples of 4 for now: " + p.describe());
   // bf16: A as [b][m][k/2][2] (a reshape of row-major A) and B in VNNI pairs [b][k/2][n][2].
-  const std::string a = bf16 ? fmt::format("{}x{}x{}x2xbf16", p.batch, p.m, p.k / 2)
-                             : fmt::format("{}x{}x{}xf32", p.batch, p.m, p.k);
-  const std::string b = bf16 ? fmt::format("{}x{}x{}x2xbf16", p.batch, p.k / 2, p.n)
-                             : fmt::format("{}x{}x{}xf32", p.batch, p.k, p.n);
+  const std::string a = bf16    ? fmt::format("{}x{}x{}x2xbf16", p.batch, p.m, p.k / 2)
+                        : widen ? fmt::format("{}x{}x{}xbf16", p.batch, p.m, p.k)
+                                : fmt::format("{}x{}x{}xf32", p.batch, p.m, p.k);
+  const std::string b = bf16    ? fmt::format("{}x{}x{}x2xbf16", p.batch, p.k / 2, p.n)
+                        : widen ? fmt::format("{}x{}x{}xbf16", p.batch, p.k, p.n)
+                                : fmt::format("{}x{}x{}xf32", p.batch, p.k, p.n);
   const std::string c = fmt::format("{}x{}xf32", p.m, p.n);
   std::string init = "%c";
   std::string fill = "    %zero = arith.constant 0.0 : f32\n";
@@ -89,6 +94,29 @@ std::string buildPayload(const Problem& p, const ReductionSplit& split) {
         "                                          affine_map<(b, m, n, k, v) -> (m, n)>]\n"
         "        ins(%a, %b : tensor<{}>, tensor<{}>) outs({} : tensor<{}>) -> tensor<{}>\n",
         a, b, init, c, c);
+  } else if (widen) {
+    // bf16 -> f32 as elementwise ops that the schedule fuses into the register
+    // loops, so that each value is widened in registers right before its FMA.
+    const std::string a32 = fmt::format("{}x{}x{}xf32", p.batch, p.m, p.k);
+    const std::string b32 = fmt::format("{}x{}x{}xf32", p.batch, p.k, p.n);
+    auto widenOp = [](const char* result, const char* input, const std::string& from, const std::string& to) {
+      return fmt::format(
+          "    %{0}_empty = tensor.empty() : tensor<{3}>\n"
+          "    %{0} = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>,\n"
+          "                                           affine_map<(d0, d1, d2) -> (d0, d1, d2)>],\n"
+          "                          iterator_types = [\"parallel\", \"parallel\", \"parallel\"]}}\n"
+          "        ins(%{1} : tensor<{2}>) outs(%{0}_empty : tensor<{3}>) {{\n"
+          "      ^bb0(%x: bf16, %unused: f32):\n"
+          "        %wide = arith.extf %x : bf16 to f32\n"
+          "        linalg.yield %wide : f32\n"
+          "    }} -> tensor<{3}>\n",
+          result, input, from, to);
+    };
+    compute = widenOp("a32", "a", a, a32) + widenOp("b32", "b", b, b32) +
+              fmt::format(
+                  "    %r = linalg.batch_reduce_matmul ins(%a32, %b32 : tensor<{}>, tensor<{}>)\n"
+                  "                                    outs({} : tensor<{}>) -> tensor<{}>\n",
+                  a32, b32, init, c, c);
   } else {
     compute = fmt::format(
         "    %r = linalg.batch_reduce_matmul ins(%a, %b : tensor<{}>, tensor<{}>)\n"

@@ -19,10 +19,12 @@ inline constexpr const char* kKernelFunction = "nk_brgemm";
 // With a reduction split, A and B are reshaped (no copy) to expose the split
 // index s, a `linalg.contract` over (b, s, m, n, k) writes partial sums P[s],
 // and a `linalg.reduce` adds them into C.
-std::string buildPayload(const Problem& brgemm, const ReductionSplit& split = {});
+std::string buildPayload(const Problem& brgemm, const RegisterBlockPlan& plan);
 
-// bf16 problems (even K) take A as [batch][M][K/2][2] and B in VNNI pairs
-// [batch][K/2][N][2]; a `linalg.contract` over (b, m, n, k, v) accumulates in f32.
+// bf16 problems on dot-product nanokernels (even K) take A as [batch][M][K/2][2]
+// and B in VNNI pairs [batch][K/2][N][2]; a `linalg.contract` over (b, m, n, k, v)
+// accumulates in f32. On the widening route they take row-major bf16 A and B,
+// widened to f32 by elementwise ops in front of the f32 batch_reduce_matmul.
 //
 // The linalg op the schedule tiles, and the position of its M and N iteration dims.
 struct PayloadOp {
@@ -30,6 +32,6 @@ struct PayloadOp {
   int m_dim;
   int n_dim;
 };
-PayloadOp payloadOp(const Problem& brgemm, const ReductionSplit& split);
+PayloadOp payloadOp(const RegisterBlockPlan& plan);
 
 }  // namespace nkbench::mlir_backend

@@ -49,11 +49,15 @@ RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& sch
   const std::int64_t element_bytes = problem.dtype == DType::BF16 ? 2 : 4;
   const std::int64_t bytes_per_batch = (problem.m * problem.k + problem.k * problem.n) * element_bytes;
   const std::int64_t budget = problem.n > schedule.block_n ? caches.l1d_bytes / 2 : caches.l2_bytes / 2;
-  if (problem.batch > 1 && bytes_per_batch * problem.batch > budget) {
+  plan.nanokernel = schedule.nanokernel;
+  // The widening route fuses its bf16 -> f32 conversions into the register loops;
+  // chunk loops would need them fused there too: not chunked for now.
+  const bool chunkable = schedule.nanokernel != NanokernelKind::Bf16WidenFma;
+  if (chunkable && problem.batch > 1 && bytes_per_batch * problem.batch > budget) {
     const std::int64_t chunk = std::max<std::int64_t>(1, budget / bytes_per_batch);
     if (chunk < problem.batch) plan.batch_chunk = chunk;
   }
-  const bool native_tails = problem.dtype == DType::BF16;
+  const bool native_tails = schedule.nanokernel == NanokernelKind::Bf16Dot;
   const std::int64_t full_rows = problem.m / schedule.block_m * schedule.block_m;
   if (full_rows > 0)
     plan.bands.push_back({0, full_rows, schedule.block_m,
@@ -65,8 +69,8 @@ RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& sch
     const std::int64_t block_cols = vectors_per_row * schedule.vector_lanes;
     plan.bands.push_back({full_rows, rest, rest, planPanels(problem.n, block_cols, schedule.vector_lanes, native_tails)});
   }
-  // The dot-product nanokernel has no partial-sum form yet: bf16 blocks are not split.
-  if (problem.dtype == DType::F32) plan.split = planReductionSplit(problem, plan, schedule);
+  // The bf16 routes have no partial-sum form yet: their blocks are not split.
+  if (schedule.nanokernel == NanokernelKind::Fma) plan.split = planReductionSplit(problem, plan, schedule);
   if (plan.split.ways > 1) plan.batch_chunk = 0;
   return plan;
 }

@@ -49,6 +49,7 @@ struct RegisterBlockPlan {
   // 5-15% on the other shape.)
   std::int64_t batch_chunk = 0;
   ReductionSplit split;  // no chunks when split
+  NanokernelKind nanokernel = NanokernelKind::Fma;  // the schedule's
 };
 
 // Full register blocks first; the last rows form one shorter band; in each band

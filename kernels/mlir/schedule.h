@@ -12,6 +12,13 @@
 
 namespace nkbench::mlir_backend {
 
+// The nanokernel a schedule composes.
+enum class NanokernelKind {
+  Fma,           // f32: broadcast + vfmadd
+  Bf16Dot,       // bf16: broadcast of a pair + vdpbf16ps on VNNI-packed B (avx512-bf16)
+  Bf16WidenFma,  // bf16 widened to f32 in registers (shift), then broadcast + vfmadd
+};
+
 struct Schedule {
   std::string name;           // e.g. "avx512.f32.8x32"
   Isa isa;                    // lowest ISA level the schedule needs
@@ -23,6 +30,9 @@ struct Schedule {
   // Independent FMA chains needed to hide FMA latency (latency x FMA pipes).
   // Blocks with fewer accumulators split the reduction into partial sums.
   std::int64_t min_accumulators;
+  NanokernelKind nanokernel = NanokernelKind::Fma;
+  // Chosen without --schedule. Off for schedules that do not yet cover every shape.
+  bool by_default = true;
 
   std::int64_t accumulators() const { return block_m * (block_n / vector_lanes); }
   std::string registerBlock() const;  // "8x32"

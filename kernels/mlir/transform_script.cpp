@@ -76,7 +76,8 @@ struct IterationSpace {
 };
 
 LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPlan& plan, const Leaf& leaf) {
-  const bool vnni = p.dtype == DType::BF16;
+  const bool vnni = plan.nanokernel == NanokernelKind::Bf16Dot;
+  const bool widen = plan.nanokernel == NanokernelKind::Bf16WidenFma;
   const IterationSpace space{plan.split.ways, vnni};
   const std::int64_t ways = plan.split.ways;
   const std::int64_t batch = plan.split.dim == ReductionSplit::Dim::Batch ? p.batch / ways : p.batch;
@@ -89,9 +90,10 @@ LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPla
   // 1. Register block (all partial sums of a split in it); zero fills are fused so
   //    that accumulators start in registers (not across chunks: there C carries
   //    the running sums).
+  // The widening route also fuses its bf16 -> f32 producers here.
   const bool zero_init = !p.accumulate || ways > 1;
   auto [block, block_loops] =
-      w.tile(op, space.sizes(0, s_block, leaf.rows, leaf.cols, 0), zero_init && plan.batch_chunk == 0);
+      w.tile(op, space.sizes(0, s_block, leaf.rows, leaf.cols, 0), (zero_init || widen) && plan.batch_chunk == 0);
   // 2. Batch-reduce and K loops, step 1: each step is one rank-1 update of the block.
   std::string body = block;
   LeafLoops loops;
@@ -102,6 +104,18 @@ LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPla
     body = tiled;
     loops.reduction = reduction;
   }
+  // Widening route: the bf16 -> f32 ops follow their uses down into each new
+  // innermost loop, so that only the values of one step are widened, in registers.
+  std::string widen_scope = block_loops.back();
+  auto fuseWideningInto = [&](const std::string& loop) {
+    const std::string producers = w.fresh("widen");
+    w.line(fmt::format("{} = transform.structured.match ops{{[\"linalg.generic\"]}} in {} : ({}) -> {}", producers,
+                       widen_scope, kAny, kAny));
+    w.line(fmt::format("{}, {} = transform.structured.fuse_into_containing_op {} into {} : ({}, {}) -> ({}, {})",
+                       w.fresh("widened"), w.fresh("scope"), producers, loop, kAny, kAny, kAny, kAny));
+    widen_scope = loop;
+  };
+  if (widen && !loops.reduction.empty()) fuseWideningInto(loops.reduction.back());
   // 3. Nanokernel granularity: 1 partial x 1 row x `lanes` columns, then unroll the block fully.
   const std::int64_t s_step = ways > 1 ? 1 : 0;
   const std::int64_t row_step = leaf.rows > 1 ? 1 : 0;
@@ -111,6 +125,13 @@ LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPla
     auto [nano, nano_loops] = w.tile(body, space.sizes(0, s_step, row_step, col_step, 0), false);
     body = nano;
     register_loops = nano_loops;
+    if (widen) fuseWideningInto(register_loops.back());
+  }
+  if (widen) {
+    const std::string producers = w.fresh("widen");
+    w.line(fmt::format("{} = transform.structured.match ops{{[\"linalg.generic\"]}} in {} : ({}) -> {}", producers,
+                       widen_scope, kAny, kAny));
+    w.line(fmt::format("transform.structured.vectorize {} : {}", producers, kAny));
   }
   w.line(fmt::format("transform.structured.vectorize {} {{create_named_contraction}} : {}", body, kAny));
   // Innermost loop first; factors equal trip counts, so the loops disappear.
@@ -128,7 +149,7 @@ LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPla
 std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan, Lowering lowering) {
   ScriptWriter w;
   w.line(fmt::format("%func = transform.structured.match ops{{[\"func.func\"]}} in %root : ({}) -> {}", kAny, kAny));
-  const PayloadOp payload_op = payloadOp(p, plan.split);
+  const PayloadOp payload_op = payloadOp(plan);
   w.line(fmt::format("%brgemm = transform.structured.match ops{{[\"{}\"]}} in %root : ({}) -> {}", payload_op.name,
                      kAny, kAny));
 
@@ -162,7 +183,7 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
   w.line("transform.apply_patterns to %func {");
   w.line("  transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers");
   // bf16: fold the extension to f32 into the contraction (a mixed-type contract).
-  if (p.dtype == DType::BF16) w.line("  transform.apply_patterns.vector.fold_arith_extension");
+  if (plan.nanokernel == NanokernelKind::Bf16Dot) w.line("  transform.apply_patterns.vector.fold_arith_extension");
   w.line("  transform.apply_patterns.canonicalization");
   w.line(fmt::format("}} : {}", kAny));
   w.line(fmt::format("transform.apply_cse to %func : {}", kAny));
@@ -173,7 +194,8 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
 
   if (lowering == Lowering::Nanokernel) {
     w.line("transform.apply_patterns to %func {");
-    w.line(p.dtype == DType::BF16 ? "  transform.apply_patterns.x86vector.vector_contract_to_packed_type_dot_product"
+    w.line(plan.nanokernel == NanokernelKind::Bf16Dot
+               ? "  transform.apply_patterns.x86vector.vector_contract_to_packed_type_dot_product"
                                   : "  transform.apply_patterns.x86vector.vector_contract_to_fma");
     w.line(fmt::format("}} : {}", kAny));
   }

@@ -138,6 +138,26 @@ TEST(Cli, Bf16BrgemmRunsOnDotProductNanokernels) {
   }
 }
 
+TEST(Cli, Bf16WideningRouteRunsFmaNanokernelsWithoutAvx512Bf16) {
+  if (!nkbench::detectCpuFeatures().has(nkbench::Isa::Avx512)) GTEST_SKIP() << "host lacks avx512";
+  const fs::path suite = tempPath("bf16-widen.yaml");
+  std::ofstream(suite) << "suite: bf16w\ncases:\n"
+                          "  - {id: b0, kind: brgemm, shape: [32, 32, 32], batch: 4, dtype: bf16}\n"
+                          "  - {id: b1, kind: brgemm, shape: [64, 64, 16], batch: 2, beta: 1, dtype: bf16}\n";
+  const fs::path json = tempPath("bf16-widen.json");
+  const Outcome run = nkbench("run --suite " + suite.string() +
+                              " --backends mlir --isa avx512 --schedule avx512.bf16-widen.8x32 " + kQuick +
+                              " --json " + json.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::ifstream in(json);
+  const nlohmann::json report = nlohmann::json::parse(in);
+  ASSERT_EQ(report.at("rows").size(), 2u);
+  for (const nlohmann::json& row : report.at("rows")) {
+    EXPECT_EQ(row.at("status"), "passed") << row.dump();
+    EXPECT_EQ(row.at("nanokernel").get<std::string>().rfind("widen-fma-nanokernel", 0), 0u) << row.dump();
+  }
+}
+
 TEST(Cli, MalformedSuiteNamesFileAndLine) {
   const fs::path suite = tempPath("bad.yaml");
   std::ofstream(suite) << "suite: bad\ncases:\n  - id: x\n    kind: brgemm\n    m: 8\n    n: 8\n    k: 8\n    colour: red\n";

@@ -26,26 +26,27 @@ TEST(NanokernelCheck, ExpectsOneFmaPerAccumulatorVector) {
 TEST(NanokernelCheck, AcceptsExactlyTheExpectedComposition) {
   const RegisterBlockPlan plan = planFor(8, 32);
   const NanokernelEvidence ok =
-      checkNanokernels(DType::F32, Lowering::Nanokernel, plan, {{"vector.fma", 16}}, {{"llvm.intr.fma", 16}});
+      checkNanokernels(Lowering::Nanokernel, plan, {{"vector.fma", 16}}, {{"llvm.intr.fma", 16}});
   EXPECT_TRUE(ok.composed) << ok.summary;
 }
 
 TEST(NanokernelCheck, RejectsAFallbackToGenericContractions) {
   const RegisterBlockPlan plan = planFor(8, 32);
-  EXPECT_FALSE(checkNanokernels(DType::F32, Lowering::Nanokernel, plan, {{"vector.contract", 16}}, {}).composed);
+  EXPECT_FALSE(checkNanokernels(Lowering::Nanokernel, plan, {{"vector.contract", 16}}, {}).composed);
   EXPECT_FALSE(
-      checkNanokernels(DType::F32, Lowering::Nanokernel, plan, {{"vector.fma", 8}, {"vector.contract", 8}}, {{"llvm.intr.fma", 8}})
+      checkNanokernels(Lowering::Nanokernel, plan, {{"vector.fma", 8}, {"vector.contract", 8}}, {{"llvm.intr.fma", 8}})
           .composed);
   // FMAs that vanish on the way to LLVM do not count.
-  EXPECT_FALSE(checkNanokernels(DType::F32, Lowering::Nanokernel, plan, {{"vector.fma", 16}}, {}).composed);
+  EXPECT_FALSE(checkNanokernels(Lowering::Nanokernel, plan, {{"vector.fma", 16}}, {}).composed);
 }
 
 TEST(NanokernelCheck, Bf16CountsDotProductsNotFmas) {
-  const RegisterBlockPlan plan = planFor(8, 32);
+  RegisterBlockPlan plan = planFor(8, 32);
+  plan.nanokernel = NanokernelKind::Bf16Dot;
   const OpCounts lowered = {{"llvm.call_intrinsic:llvm.x86.avx512bf16.dpbf16ps.512", 16}};
-  EXPECT_TRUE(checkNanokernels(DType::BF16, Lowering::Nanokernel, plan, {{"x86vector.avx512.dot", 16}}, lowered).composed);
-  EXPECT_FALSE(checkNanokernels(DType::BF16, Lowering::Nanokernel, plan, {{"vector.fma", 16}}, lowered).composed);
-  EXPECT_FALSE(checkNanokernels(DType::BF16, Lowering::Nanokernel, plan, {{"x86vector.avx512.dot", 16}}, {}).composed);
+  EXPECT_TRUE(checkNanokernels(Lowering::Nanokernel, plan, {{"x86vector.avx512.dot", 16}}, lowered).composed);
+  EXPECT_FALSE(checkNanokernels(Lowering::Nanokernel, plan, {{"vector.fma", 16}}, lowered).composed);
+  EXPECT_FALSE(checkNanokernels(Lowering::Nanokernel, plan, {{"x86vector.avx512.dot", 16}}, {}).composed);
 }
 
 TEST(NanokernelCheck, DescribesEdgeBlocks) {
