@@ -25,8 +25,9 @@ const std::vector<Schedule>& scheduleTable() {
       {"avx512.f32.8x32", Isa::Avx512, DType::F32, 8, 32, 16, {64, 32, 128}, 8, NanokernelKind::Fma},
       // bf16 without avx512-bf16: widened to f32 in registers (a 16-bit shift, no
       // AVX-NE-CONVERT needed), then the f32 FMA nanokernels and register blocks.
-      // Opt-in (--schedule) for now: the widening is not yet fused into leaves that
-      // are a single register block, which then fail the no-allocation check.
+      // Opt-in (--schedule) for now: when the plan splits C into several regions
+      // (edge bands or panels), the widening is not yet fused into all of them, and
+      // the kernel fails the no-allocation check instead of running.
       {"avx2.bf16-widen.6x16", Isa::Avx2, DType::BF16, 6, 16, 8, {96, 16, 128}, 8, NanokernelKind::Bf16WidenFma, false},
       {"avx512.bf16-widen.8x32", Isa::Avx512, DType::BF16, 8, 32, 16, {64, 32, 128}, 8, NanokernelKind::Bf16WidenFma,
        false},
