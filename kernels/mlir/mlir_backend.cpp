@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -44,29 +45,54 @@ class BrgemmKernel final : public Kernel {
 };
 
 // bf16: B is packed into VNNI pairs (and A given an even K) before the dot-product
-// kernel runs; the packing is timed apart, as the libraries' is.
+// kernel runs; the packing is timed apart, as the libraries' is. vdpbf16ps comes in
+// 4, 8 and 16 lanes, so an N that is not a multiple of 4 is padded with zero
+// columns of B, and C goes through an N-padded copy inside compute().
 class Bf16BrgemmKernel final : public Kernel {
  public:
+  static std::int64_t paddedN(std::int64_t n) { return (n + 3) / 4 * 4; }
+
   Bf16BrgemmKernel(std::shared_ptr<CompiledKernel> compiled, const Problem& problem, Operands operands,
                    KernelInfo info)
-      : compiled_(std::move(compiled)), problem_(problem), operands_(operands), info_(std::move(info)) {}
+      : compiled_(std::move(compiled)), problem_(problem), n_(paddedN(problem.n)), operands_(operands),
+        info_(std::move(info)) {
+    if (n_ != problem_.n) c_padded_.assign(static_cast<std::size_t>(problem_.m * n_), 0.0f);
+  }
   void pack() override {
     if (problem_.k % 2 != 0)
       padAToVnniKBatched(operands_.aAs<BFloat16>(), problem_.batch, problem_.m, problem_.k, a_pairs_);
-    packBVnniBatched(operands_.bAs<BFloat16>(), problem_.batch, problem_.k, problem_.n, b_vnni_);
+    const BFloat16* b = operands_.bAs<BFloat16>();
+    if (n_ != problem_.n) {
+      b_wide_.assign(static_cast<std::size_t>(problem_.batch * problem_.k * n_), BFloat16{});
+      for (std::int64_t row = 0; row < problem_.batch * problem_.k; ++row)
+        std::copy(b + row * problem_.n, b + (row + 1) * problem_.n, b_wide_.data() + row * n_);
+      b = b_wide_.data();
+    }
+    packBVnniBatched(b, problem_.batch, problem_.k, n_, b_vnni_);
   }
   void compute() override {
     const void* a = problem_.k % 2 != 0 ? static_cast<const void*>(a_pairs_.data()) : operands_.a;
-    compiled_->function()(a, b_vnni_.data(), operands_.c);
+    if (n_ == problem_.n) {
+      compiled_->function()(a, b_vnni_.data(), operands_.c);
+      return;
+    }
+    if (problem_.accumulate)
+      for (std::int64_t i = 0; i < problem_.m; ++i)
+        std::copy(operands_.c + i * problem_.n, operands_.c + (i + 1) * problem_.n, c_padded_.data() + i * n_);
+    compiled_->function()(a, b_vnni_.data(), c_padded_.data());
+    for (std::int64_t i = 0; i < problem_.m; ++i)
+      std::copy(c_padded_.data() + i * n_, c_padded_.data() + i * n_ + problem_.n, operands_.c + i * problem_.n);
   }
   const KernelInfo& info() const override { return info_; }
 
  private:
   std::shared_ptr<CompiledKernel> compiled_;
   Problem problem_;
+  std::int64_t n_;  // N as the kernel sees it
   Operands operands_;
   KernelInfo info_;
-  BFloat16Buffer a_pairs_, b_vnni_;
+  BFloat16Buffer a_pairs_, b_wide_, b_vnni_;
+  FloatBuffer c_padded_;
 };
 
 class GemmKernel final : public Kernel {
@@ -128,9 +154,6 @@ class MlirBackend final : public Backend {
         if (lowering_ == Lowering::GenericVector)
           return "mlir-default: upstream's generic lowering of the bf16 contraction does not translate to LLVM IR "
                  "in MLIR 22";
-        // GEMM packs B into blocks padded to the vector width; BRGEMM takes N as given.
-        if (problem.kind == OpKind::Brgemm && problem.n % 4 != 0)
-          return "mlir: bf16 brgemm kernels need N in multiples of 4 for now";
         break;
       case NanokernelKind::Bf16WidenFma:
         if (problem.kind == OpKind::Gemm) return "mlir: bf16 gemm on the widening route is not wired in yet";
@@ -155,9 +178,11 @@ class MlirBackend final : public Backend {
     if (schedule.nanokernel == NanokernelKind::Bf16Dot) {
       Problem pairs = problem;
       pairs.k = vnniPaddedK(problem.k);
+      pairs.n = Bf16BrgemmKernel::paddedN(problem.n);
       auto compiled = compileCached(pairs, schedule);
       KernelInfo info = describe(*compiled, schedule, target());
-      info.packing = problem.k % 2 != 0 ? "B -> VNNI pairs, A -> even K" : "B -> VNNI pairs";
+      info.packing = fmt::format("B -> VNNI pairs{}{}", problem.k % 2 != 0 ? ", A -> even K" : "",
+                                 pairs.n != problem.n ? ", N padded to 4 (C through a padded copy)" : "");
       return std::make_unique<Bf16BrgemmKernel>(compiled, problem, operands, std::move(info));
     }
     if (problem.kind == OpKind::Brgemm) {

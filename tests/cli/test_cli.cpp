@@ -123,13 +123,14 @@ TEST(Cli, Bf16BrgemmRunsOnDotProductNanokernels) {
   std::ofstream(suite) << "suite: bf16\ncases:\n"
                           "  - {id: b16, kind: brgemm, shape: [16, 64, 32], batch: 4, dtype: bf16}\n"
                           "  - {id: odd-k, kind: brgemm, shape: [7, 36, 5], batch: 2, beta: 1, dtype: bf16}\n"
-                          "  - {id: gemm, kind: gemm, shape: [100, 37, 129], dtype: bf16}\n";
+                          "  - {id: gemm, kind: gemm, shape: [100, 37, 129], dtype: bf16}\n"
+                          "  - {id: n33, kind: brgemm, shape: [7, 33, 5], batch: 2, beta: 1, dtype: bf16}\n";
   const fs::path json = tempPath("bf16.json");
   const Outcome run = nkbench("run --suite " + suite.string() + " --backends mlir " + kQuick + " --json " + json.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
   std::ifstream in(json);
   const nlohmann::json report = nlohmann::json::parse(in);
-  ASSERT_EQ(report.at("rows").size(), 3u);
+  ASSERT_EQ(report.at("rows").size(), 4u);
   EXPECT_GT(report.at("metadata").at("bf16_peak_gflops").get<double>(), 0.0);
   for (const nlohmann::json& row : report.at("rows")) {
     EXPECT_EQ(row.at("status"), "passed") << row.dump();
