@@ -2,11 +2,13 @@
 // one problem through it against the reference.
 #pragma once
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -115,6 +117,27 @@ inline Problem brgemm(std::int64_t m, std::int64_t n, std::int64_t k, std::int64
 
 inline Problem gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
   return test::makeProblem(m, n, k, 1, false, OpKind::Gemm);
+}
+
+inline const std::vector<std::string> kBaselines = {"eigen", "libxsmm", "onednn", "onednn-packed"};
+
+// One parameter of the shape matrices: a backend and a problem.
+struct BaselineCase {
+  std::string backend;
+  Problem problem;
+};
+
+// Readable test names in ctest instead of gtest's byte dump.
+inline void PrintTo(const BaselineCase& param, std::ostream* out) {
+  *out << param.backend << ": " << param.problem.describe();
+}
+
+inline std::string caseName(const testing::TestParamInfo<BaselineCase>& info) {
+  const Problem& p = info.param.problem;
+  std::string backend = info.param.backend;
+  std::replace(backend.begin(), backend.end(), '-', '_');
+  return fmt::format("{}_{}_{}x{}x{}_b{}_beta{}", backend, toString(p.kind), p.m, p.n, p.k, p.batch,
+                     p.accumulate ? 1 : 0);
 }
 
 inline Problem asBf16(Problem problem) {

@@ -12,18 +12,6 @@
 namespace nkbench::test {
 namespace {
 
-const std::vector<std::string> kBaselines = {"eigen", "libxsmm", "onednn", "onednn-packed"};
-
-struct BaselineCase {
-  std::string backend;
-  Problem problem;
-};
-
-// Readable test names in ctest instead of gtest's byte dump.
-void PrintTo(const BaselineCase& param, std::ostream* out) {
-  *out << param.backend << ": " << param.problem.describe();
-}
-
 std::vector<BaselineCase> allCases() {
   std::vector<Problem> problems;
   // Remainders in every dimension, batch 1, and a 1x1x1 degenerate case.
@@ -43,14 +31,6 @@ std::vector<BaselineCase> allCases() {
   for (const std::string& backend : kBaselines)
     for (const Problem& problem : problems) cases.push_back({backend, problem});
   return cases;
-}
-
-std::string caseName(const testing::TestParamInfo<BaselineCase>& info) {
-  const Problem& p = info.param.problem;
-  std::string backend = info.param.backend;
-  std::replace(backend.begin(), backend.end(), '-', '_');
-  return fmt::format("{}_{}_{}x{}x{}_b{}_beta{}", backend, toString(p.kind), p.m, p.n, p.k, p.batch,
-                     p.accumulate ? 1 : 0);
 }
 
 class BaselineMatchesReference : public testing::TestWithParam<BaselineCase> {};

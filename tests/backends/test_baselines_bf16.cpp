@@ -14,18 +14,7 @@
 namespace nkbench::test {
 namespace {
 
-const std::vector<std::string> kBaselines = {"eigen", "libxsmm", "onednn", "onednn-packed"};
-
-struct Bf16Case {
-  std::string backend;
-  Problem problem;
-};
-
-void PrintTo(const Bf16Case& param, std::ostream* out) {
-  *out << param.backend << ": " << param.problem.describe();
-}
-
-std::vector<Bf16Case> allCases() {
+std::vector<BaselineCase> allCases() {
   std::vector<Problem> problems;
   // Remainders in every dimension, odd K (VNNI padding), batch 1 and 1x1x1.
   for (bool accumulate : {false, true}) {
@@ -44,18 +33,10 @@ std::vector<Bf16Case> allCases() {
   problems.push_back(gemm(100, 37, 129));
   problems.push_back(gemm(256, 128, 96));
 
-  std::vector<Bf16Case> cases;
+  std::vector<BaselineCase> cases;
   for (const std::string& backend : kBaselines)
     for (const Problem& problem : problems) cases.push_back({backend, asBf16(problem)});
   return cases;
-}
-
-std::string caseName(const testing::TestParamInfo<Bf16Case>& info) {
-  const Problem& p = info.param.problem;
-  std::string backend = info.param.backend;
-  std::replace(backend.begin(), backend.end(), '-', '_');
-  return fmt::format("{}_{}_{}x{}x{}_b{}_beta{}", backend, toString(p.kind), p.m, p.n, p.k, p.batch,
-                     p.accumulate ? 1 : 0);
 }
 
 // Eigen widens bf16 to f32 anywhere; libxsmm and oneDNN must run bf16 wherever the
@@ -65,10 +46,10 @@ bool mustSupportBf16(const std::string& backend) {
   return libraryBuiltIn(backend) && detectCpuFeatures().has(Isa::Avx512Bf16);
 }
 
-class Bf16BaselineMatchesReference : public testing::TestWithParam<Bf16Case> {};
+class Bf16BaselineMatchesReference : public testing::TestWithParam<BaselineCase> {};
 
 TEST_P(Bf16BaselineMatchesReference, BitForBit) {
-  const Bf16Case& param = GetParam();
+  const BaselineCase& param = GetParam();
   const std::unique_ptr<Backend> backend = makeBaseline(param.backend, hostConfig(bestHostIsa()));
   ASSERT_NE(backend, nullptr);
   if (const auto reason = backend->unsupportedReason(param.problem)) {
