@@ -1,8 +1,11 @@
 #include "kernels/common/blocked_gemm.h"
 
 #include <algorithm>
+#include <string>
+#include <type_traits>
 
 #include "harness/core/error.h"
+#include "reference/vnni_packing.h"
 
 namespace nkbench {
 namespace {
@@ -23,6 +26,40 @@ std::int64_t balancedBlock(std::int64_t extent, std::int64_t preferred, std::int
   return block;
 }
 
+// A (M x K row-major) -> [Mb][Kb][bm][bk], zero-padded; every element is written.
+void packABlocked(const BFloat16* a, std::int64_t m, std::int64_t k,
+                      const GemmBlocking& blocking, BFloat16Buffer& packed) {
+  const std::int64_t bm = blocking.bm, bk = blocking.bk;
+  const std::int64_t mb = blockCount(m, bm), kb = blockCount(k, bk), tile = bm * bk;
+  packed.resize(static_cast<std::size_t>(mb * kb * tile));
+  for (std::int64_t i = 0; i < mb; ++i)
+    for (std::int64_t l = 0; l < kb; ++l) {
+      BFloat16* block = packed.data() + (i * kb + l) * tile;
+      const std::int64_t rows = std::clamp<std::int64_t>(m - i * bm, 0, bm);
+      const std::int64_t cols = std::clamp<std::int64_t>(k - l * bk, 0, bk);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const BFloat16* source = a + (i * bm + r) * k + l * bk;
+        std::copy(source, source + cols, block + r * bk);
+        std::fill(block + r * bk + cols, block + (r + 1) * bk, BFloat16{});
+      }
+      std::fill(block + rows * bk, block + tile, BFloat16{});
+    }
+}
+
+void packBBlockedAny(const float* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
+                     FloatBuffer& packed) {
+  packBBlocked(b, k, n, blocking, packed);
+}
+void packBBlockedAny(const BFloat16* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
+                     BFloat16Buffer& packed) {
+  packBBlockedVnni(b, k, n, blocking, packed);
+}
+
+template <class Element>
+constexpr DType dtypeOf() {
+  return std::is_same_v<Element, BFloat16> ? DType::BF16 : DType::F32;
+}
+
 }  // namespace
 
 GemmBlocking chooseGemmBlocking(const Problem& problem, const GemmBlocking& preferred,
@@ -31,36 +68,53 @@ GemmBlocking chooseGemmBlocking(const Problem& problem, const GemmBlocking& pref
           balancedBlock(problem.k, preferred.bk, 1)};
 }
 
-BlockedGemm::BlockedGemm(const Problem& problem, const GemmBlocking& blocking)
+GemmBlocking chooseBf16GemmBlocking(const Problem& problem, const GemmBlocking& preferred,
+                                    std::int64_t m_multiple, std::int64_t n_multiple) {
+  GemmBlocking blocking = chooseGemmBlocking(problem, preferred, m_multiple, n_multiple);
+  blocking.bk = vnniPaddedK(blocking.bk);
+  return blocking;
+}
+
+Problem blockProblemOf(const Problem& gemm, const GemmBlocking& blocking) {
+  Problem block;
+  block.kind = OpKind::Brgemm;
+  block.dtype = gemm.dtype;
+  block.m = blocking.bm;
+  block.n = blocking.bn;
+  block.k = blocking.bk;
+  block.batch = blockCount(gemm.k, blocking.bk);
+  block.accumulate = false;
+  return block;
+}
+
+template <class Element>
+BlockedGemmOf<Element>::BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking)
     : problem_(problem),
       blocking_(blocking),
       mb_(blockCount(problem.m, blocking.bm)),
       nb_(blockCount(problem.n, blocking.bn)),
       kb_(blockCount(problem.k, blocking.bk)) {
-  if (problem.kind != OpKind::Gemm || problem.batch != 1 || problem.accumulate)
-    throw Error("blocked GEMM needs a gemm problem with batch 1 and beta 0: " + problem.describe());
+  constexpr DType dtype = dtypeOf<Element>();
+  if (problem.dtype != dtype || problem.kind != OpKind::Gemm || problem.batch != 1 || problem.accumulate)
+    throw Error(std::string("blocked GEMM needs a ") + std::string(toString(dtype)) +
+                " gemm problem with batch 1 and beta 0: " + problem.describe());
+  if (dtype == DType::BF16 && blocking.bk % kVnniPairBf16 != 0)
+    throw Error("bf16 blocked GEMM needs an even K block, not " + std::to_string(blocking.bk));
   blocked_c_.assign(static_cast<std::size_t>(mb_ * nb_ * blocking.bm * blocking.bn), 0.0f);
 }
 
-void BlockedGemm::pack(const float* a, const float* b) {
+template <class Element>
+void BlockedGemmOf<Element>::pack(const Element* a, const Element* b) {
   packABlocked(a, problem_.m, problem_.k, blocking_, packed_a_);
-  packBBlocked(b, problem_.k, problem_.n, blocking_, packed_b_);
+  packBBlockedAny(b, problem_.k, problem_.n, blocking_, packed_b_);
 }
 
-void BlockedGemm::unpack(float* c) const {
+template <class Element>
+void BlockedGemmOf<Element>::unpack(float* c) const {
   unpackCBlocked(blocked_c_, problem_.m, problem_.n, blocking_, c);
 }
 
-Problem BlockedGemm::blockProblem() const {
-  Problem block;
-  block.kind = OpKind::Brgemm;
-  block.dtype = problem_.dtype;
-  block.m = blocking_.bm;
-  block.n = blocking_.bn;
-  block.k = blocking_.bk;
-  block.batch = kb_;
-  block.accumulate = false;
-  return block;
-}
+template class BlockedGemmOf<float>;
+template class BlockedGemmOf<BFloat16>;
 
 }  // namespace nkbench

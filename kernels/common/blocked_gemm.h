@@ -1,14 +1,16 @@
 // GEMM as a sequence of BRGEMM calls over blocked operands, as tpp-mlir runs it:
 // A -> [Mb][Kb][bm][bk], B -> [Nb][Kb][bk][bn], and each C block [bm][bn] is one
 // BRGEMM with batch Kb. Padding makes every block full, so the block kernel never
-// sees a remainder; the padding is dropped when C is unpacked.
+// sees a remainder; the padding is dropped when C is unpacked. For bf16, each B
+// block is in VNNI pairs ([bk/2][bn][2], as the dot-product instructions read it)
+// and bk is even, so K blocks never split a pair; C is f32 either way.
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include "harness/core/aligned_buffer.h"
 #include "harness/core/problem.h"
+#include "reference/bf16.h"
 #include "reference/packing.h"
 
 namespace nkbench {
@@ -19,11 +21,22 @@ namespace nkbench {
 GemmBlocking chooseGemmBlocking(const Problem& problem, const GemmBlocking& preferred,
                                 std::int64_t m_multiple, std::int64_t n_multiple);
 
-class BlockedGemm {
- public:
-  BlockedGemm(const Problem& problem, const GemmBlocking& blocking);
+// The same with bk rounded up to even (an odd K pads one zero), for bf16.
+GemmBlocking chooseBf16GemmBlocking(const Problem& problem, const GemmBlocking& preferred,
+                                    std::int64_t m_multiple = 1, std::int64_t n_multiple = 1);
 
-  void pack(const float* a, const float* b);
+// The BRGEMM each block call of `gemm` solves (K = bk, batch = K blocks).
+Problem blockProblemOf(const Problem& gemm, const GemmBlocking& blocking);
+
+// Element: float for f32 problems, BFloat16 for bf16 ones.
+template <class Element>
+class BlockedGemmOf {
+ public:
+  // Throws Error unless `problem` is a gemm of Element's dtype with batch 1 and beta 0
+  // (and, for bf16, an even bk).
+  BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking);
+
+  void pack(const Element* a, const Element* b);
   void unpack(float* c) const;
 
   // Calls block_kernel(a_blocks, b_blocks, c_block) once per C block; the kernel
@@ -41,14 +54,20 @@ class BlockedGemm {
 
   const GemmBlocking& blocking() const { return blocking_; }
   std::int64_t kBlocks() const { return kb_; }
-  // The BRGEMM problem each block call solves.
-  Problem blockProblem() const;
+  Problem blockProblem() const { return blockProblemOf(problem_, blocking_); }
 
  private:
+  using Buffer = std::vector<Element, AlignedAllocator<Element>>;
   Problem problem_;
   GemmBlocking blocking_;
   std::int64_t mb_, nb_, kb_;
-  FloatBuffer packed_a_, packed_b_, blocked_c_;
+  Buffer packed_a_, packed_b_;
+  FloatBuffer blocked_c_;
 };
+
+extern template class BlockedGemmOf<float>;
+extern template class BlockedGemmOf<BFloat16>;
+using BlockedGemm = BlockedGemmOf<float>;
+using Bf16BlockedGemm = BlockedGemmOf<BFloat16>;
 
 }  // namespace nkbench

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "harness/core/error.h"
-#include "kernels/common/bf16_blocked_gemm.h"
+#include "kernels/common/blocked_gemm.h"
 #include "reference/vnni_packing.h"
 
 namespace nkbench::libxsmm {
@@ -32,7 +32,7 @@ GemmBlocking gemmBlocking(const Problem& problem) {
 
 // The BRGEMM a problem runs as: itself with even K, or for gemm its block call.
 Problem kernelProblem(const Problem& problem) {
-  if (problem.kind == OpKind::Gemm) return bf16BlockProblem(problem, gemmBlocking(problem));
+  if (problem.kind == OpKind::Gemm) return blockProblemOf(problem, gemmBlocking(problem));
   return withVnniK(problem);
 }
 

@@ -8,7 +8,6 @@
 
 #include "harness/core/error.h"
 #include "harness/host/cache_info.h"
-#include "kernels/common/bf16_blocked_gemm.h"
 #include "kernels/common/blocked_gemm.h"
 #include "kernels/mlir/mlir_compiler.h"
 #include "reference/bf16.h"
@@ -95,34 +94,21 @@ class Bf16BrgemmKernel final : public Kernel {
   FloatBuffer c_padded_;
 };
 
+// GEMM as block kernel calls over packed operands (f32, or bf16 with VNNI-packed B).
+template <class Element>
 class GemmKernel final : public Kernel {
  public:
-  GemmKernel(std::shared_ptr<CompiledKernel> compiled, BlockedGemm gemm, Operands operands, KernelInfo info)
+  GemmKernel(std::shared_ptr<CompiledKernel> compiled, BlockedGemmOf<Element> gemm, Operands operands,
+             KernelInfo info)
       : compiled_(std::move(compiled)), gemm_(std::move(gemm)), operands_(operands), info_(std::move(info)) {}
-  void pack() override { gemm_.pack(operands_.aAs<float>(), operands_.bAs<float>()); }
+  void pack() override { gemm_.pack(operands_.aAs<Element>(), operands_.bAs<Element>()); }
   void compute() override { gemm_.compute(compiled_->function()); }
   void unpack() override { gemm_.unpack(operands_.c); }
   const KernelInfo& info() const override { return info_; }
 
  private:
   std::shared_ptr<CompiledKernel> compiled_;
-  BlockedGemm gemm_;
-  Operands operands_;
-  KernelInfo info_;
-};
-
-class Bf16GemmKernel final : public Kernel {
- public:
-  Bf16GemmKernel(std::shared_ptr<CompiledKernel> compiled, Bf16BlockedGemm gemm, Operands operands, KernelInfo info)
-      : compiled_(std::move(compiled)), gemm_(std::move(gemm)), operands_(operands), info_(std::move(info)) {}
-  void pack() override { gemm_.pack(operands_.aAs<BFloat16>(), operands_.bAs<BFloat16>()); }
-  void compute() override { gemm_.compute(compiled_->function()); }
-  void unpack() override { gemm_.unpack(operands_.c); }
-  const KernelInfo& info() const override { return info_; }
-
- private:
-  std::shared_ptr<CompiledKernel> compiled_;
-  Bf16BlockedGemm gemm_;
+  BlockedGemmOf<Element> gemm_;
   Operands operands_;
   KernelInfo info_;
 };
@@ -173,7 +159,7 @@ class MlirBackend final : public Backend {
       KernelInfo info = describe(*compiled, schedule, target());
       info.packing = fmt::format("A -> {0}x{2} blocks, B -> {2}x{1} VNNI blocks, brgemm batch {3}", blocking.bm,
                                  blocking.bn, blocking.bk, gemm.kBlocks());
-      return std::make_unique<Bf16GemmKernel>(compiled, std::move(gemm), operands, std::move(info));
+      return std::make_unique<GemmKernel<BFloat16>>(compiled, std::move(gemm), operands, std::move(info));
     }
     if (schedule.nanokernel == NanokernelKind::Bf16Dot) {
       Problem pairs = problem;
@@ -194,7 +180,7 @@ class MlirBackend final : public Backend {
     KernelInfo info = describe(*compiled, schedule, target());
     const GemmBlocking& b = gemm.blocking();
     info.packing = fmt::format("A,B -> {}x{}x{} blocks, brgemm batch {}", b.bm, b.bn, b.bk, gemm.kBlocks());
-    return std::make_unique<GemmKernel>(compiled, std::move(gemm), operands, std::move(info));
+    return std::make_unique<GemmKernel<float>>(compiled, std::move(gemm), operands, std::move(info));
   }
 
  private:
