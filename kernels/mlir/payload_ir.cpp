@@ -43,6 +43,57 @@ std::string splitContraction(const Problem& p, const ReductionSplit& split, cons
       fmt::arg("bm", b_map), fmt::arg("pt", partial));
 }
 
+// The widening route: one region per (band, panel) of the plan, each with its own
+// bf16 -> f32 ops on its slices of A and B, so that the schedule can fuse them into
+// that region's register loops (a shared widening op would sit behind a slice
+// that tile-and-fuse cannot see through). Regions carry `nkbench.region = i`.
+std::string widenedRegions(const Problem& p, const RegisterBlockPlan& plan, const std::string& a,
+                           const std::string& b, const std::string& c) {
+  std::string ir;
+  std::string acc = "%c";
+  int region = 0;
+  for (const RowBand& band : plan.bands)
+    for (const ColumnPanel& panel : band.panels) {
+      const std::string a_r = fmt::format("{}x{}x{}", p.batch, band.size, p.k);
+      const std::string b_r = fmt::format("{}x{}x{}", p.batch, p.k, panel.size);
+      const std::string c_r = fmt::format("{}x{}xf32", band.size, panel.size);
+      const std::string generic =
+          "    %{0}{1} = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>,\n"
+          "                                              affine_map<(d0, d1, d2) -> (d0, d1, d2)>],\n"
+          "                             iterator_types = [\"parallel\", \"parallel\", \"parallel\"]}}\n"
+          "        ins(%{0}_bf16_{1} : tensor<{2}xbf16>) outs(%{0}_empty_{1} : tensor<{2}xf32>) {{\n"
+          "      ^bb0(%x: bf16, %unused: f32):\n"
+          "        %wide = arith.extf %x : bf16 to f32\n"
+          "        linalg.yield %wide : f32\n"
+          "    }} -> tensor<{2}xf32>\n";
+      ir += fmt::format(
+          "    %a_bf16_{0} = tensor.extract_slice %a[0, {1}, 0] [{2}] [1, 1, 1] : tensor<{3}> to tensor<{4}xbf16>\n"
+          "    %b_bf16_{0} = tensor.extract_slice %b[0, 0, {5}] [{6}] [1, 1, 1] : tensor<{7}> to tensor<{8}xbf16>\n"
+          "    %a_empty_{0} = tensor.empty() : tensor<{4}xf32>\n"
+          "    %b_empty_{0} = tensor.empty() : tensor<{8}xf32>\n",
+          region, band.offset, fmt::format("{}, {}, {}", p.batch, band.size, p.k), a, a_r, panel.offset,
+          fmt::format("{}, {}, {}", p.batch, p.k, panel.size), b, b_r);
+      ir += fmt::format(fmt::runtime(generic), "a", region, a_r) + fmt::format(fmt::runtime(generic), "b", region, b_r);
+      std::string init = fmt::format("%c_{}", region);
+      ir += fmt::format("    %c_{0} = tensor.extract_slice {1}[{2}, {3}] [{4}, {5}] [1, 1] : tensor<{6}> to tensor<{7}>\n",
+                        region, acc, band.offset, panel.offset, band.size, panel.size, c, c_r);
+      if (!p.accumulate) {
+        ir += fmt::format("    %c_zero_{0} = linalg.fill ins(%zero : f32) outs(%c_{0} : tensor<{1}>) -> tensor<{1}>\n",
+                          region, c_r);
+        init = fmt::format("%c_zero_{}", region);
+      }
+      ir += fmt::format(
+          "    %r_{0} = linalg.batch_reduce_matmul {{nkbench.region = {0} : i64}}\n"
+          "        ins(%a{0}, %b{0} : tensor<{1}xf32>, tensor<{2}xf32>) outs({3} : tensor<{4}>) -> tensor<{4}>\n"
+          "    %acc_{0} = tensor.insert_slice %r_{0} into {5}[{6}, {7}] [{8}, {9}] [1, 1] : tensor<{4}> into tensor<{10}>\n",
+          region, a_r, b_r, init, c_r, acc, band.offset, panel.offset, band.size, panel.size, c);
+      acc = fmt::format("%acc_{}", region);
+      ++region;
+    }
+  ir += fmt::format("    %r = tensor.cast {} : tensor<{}> to tensor<{}>\n", acc, c, c);
+  return ir;
+}
+
 }  // namespace
 
 PayloadOp payloadOp(const RegisterBlockPlan& plan) {
@@ -71,7 +122,7 @@ std::string buildPayload(const Problem& p, const RegisterBlockPlan& plan) {
   const std::string c = fmt::format("{}x{}xf32", p.m, p.n);
   std::string init = "%c";
   std::string fill = "    %zero = arith.constant 0.0 : f32\n";
-  if (!p.accumulate) {
+  if (!p.accumulate && !widen) {
     fill += fmt::format("    %c_zero = linalg.fill ins(%zero : f32) outs(%c : tensor<{0}>) -> tensor<{0}>\n", c);
     init = "%c_zero";
   }
@@ -95,28 +146,7 @@ std::string buildPayload(const Problem& p, const RegisterBlockPlan& plan) {
         "        ins(%a, %b : tensor<{}>, tensor<{}>) outs({} : tensor<{}>) -> tensor<{}>\n",
         a, b, init, c, c);
   } else if (widen) {
-    // bf16 -> f32 as elementwise ops that the schedule fuses into the register
-    // loops, so that each value is widened in registers right before its FMA.
-    const std::string a32 = fmt::format("{}x{}x{}xf32", p.batch, p.m, p.k);
-    const std::string b32 = fmt::format("{}x{}x{}xf32", p.batch, p.k, p.n);
-    auto widenOp = [](const char* result, const char* input, const std::string& from, const std::string& to) {
-      return fmt::format(
-          "    %{0}_empty = tensor.empty() : tensor<{3}>\n"
-          "    %{0} = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>,\n"
-          "                                           affine_map<(d0, d1, d2) -> (d0, d1, d2)>],\n"
-          "                          iterator_types = [\"parallel\", \"parallel\", \"parallel\"]}}\n"
-          "        ins(%{1} : tensor<{2}>) outs(%{0}_empty : tensor<{3}>) {{\n"
-          "      ^bb0(%x: bf16, %unused: f32):\n"
-          "        %wide = arith.extf %x : bf16 to f32\n"
-          "        linalg.yield %wide : f32\n"
-          "    }} -> tensor<{3}>\n",
-          result, input, from, to);
-    };
-    compute = widenOp("a32", "a", a, a32) + widenOp("b32", "b", b, b32) +
-              fmt::format(
-                  "    %r = linalg.batch_reduce_matmul ins(%a32, %b32 : tensor<{}>, tensor<{}>)\n"
-                  "                                    outs({} : tensor<{}>) -> tensor<{}>\n",
-                  a32, b32, init, c, c);
+    compute = widenedRegions(p, plan, a, b, c);
   } else {
     compute = fmt::format(
         "    %r = linalg.batch_reduce_matmul ins(%a, %b : tensor<{}>, tensor<{}>)\n"

@@ -23,8 +23,9 @@ std::string buildPayload(const Problem& brgemm, const RegisterBlockPlan& plan);
 
 // bf16 problems on dot-product nanokernels (even K) take A as [batch][M][K/2][2]
 // and B in VNNI pairs [batch][K/2][N][2]; a `linalg.contract` over (b, m, n, k, v)
-// accumulates in f32. On the widening route they take row-major bf16 A and B,
-// widened to f32 by elementwise ops in front of the f32 batch_reduce_matmul.
+// accumulates in f32. On the widening route they take row-major bf16 A and B;
+// each region of the plan gets its own slices, widened to f32 by elementwise ops
+// in front of its f32 batch_reduce_matmul (tagged `nkbench.region = i`).
 //
 // The linalg op the schedule tiles, and the position of its M and N iteration dims.
 struct PayloadOp {

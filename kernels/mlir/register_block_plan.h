@@ -38,6 +38,8 @@ struct ReductionSplit {
   std::int64_t ways = 1;
 };
 
+// On the widening route the payload itself is cut into the plan's regions (see
+// payload_ir.h); otherwise the schedule splits one op into them.
 struct RegisterBlockPlan {
   std::vector<RowBand> bands;  // cover [0, M) top to bottom
   // Batch entries per pass over C; 0 = the whole batch in one pass. A register

@@ -31,8 +31,6 @@ struct Schedule {
   // Blocks with fewer accumulators split the reduction into partial sums.
   std::int64_t min_accumulators;
   NanokernelKind nanokernel = NanokernelKind::Fma;
-  // Chosen without --schedule. Off for schedules that do not yet cover every shape.
-  bool by_default = true;
 
   std::int64_t accumulators() const { return block_m * (block_n / vector_lanes); }
   std::string registerBlock() const;  // "8x32"

@@ -25,12 +25,8 @@ const std::vector<Schedule>& scheduleTable() {
       {"avx512.f32.8x32", Isa::Avx512, DType::F32, 8, 32, 16, {64, 32, 128}, 8, NanokernelKind::Fma},
       // bf16 without avx512-bf16: widened to f32 in registers (a 16-bit shift, no
       // AVX-NE-CONVERT needed), then the f32 FMA nanokernels and register blocks.
-      // Opt-in (--schedule) for now: when the plan splits C into several regions
-      // (edge bands or panels), the widening is not yet fused into all of them, and
-      // the kernel fails the no-allocation check instead of running.
-      {"avx2.bf16-widen.6x16", Isa::Avx2, DType::BF16, 6, 16, 8, {96, 16, 128}, 8, NanokernelKind::Bf16WidenFma, false},
-      {"avx512.bf16-widen.8x32", Isa::Avx512, DType::BF16, 8, 32, 16, {64, 32, 128}, 8, NanokernelKind::Bf16WidenFma,
-       false},
+      {"avx2.bf16-widen.6x16", Isa::Avx2, DType::BF16, 6, 16, 8, {96, 16, 128}, 8, NanokernelKind::Bf16WidenFma},
+      {"avx512.bf16-widen.8x32", Isa::Avx512, DType::BF16, 8, 32, 16, {64, 32, 128}, 8, NanokernelKind::Bf16WidenFma},
       // bf16 pairs into f32 lanes: 16 vdpbf16ps accumulators, each step consumes two K.
       {"avx512bf16.bf16.8x32", Isa::Avx512Bf16, DType::BF16, 8, 32, 16, {64, 32, 128}, 8, NanokernelKind::Bf16Dot},
   };
@@ -61,8 +57,7 @@ const Schedule& selectSchedule(Isa isa, DType dtype, const std::string& name) {
   }
   const Schedule* best = nullptr;
   for (const Schedule& schedule : scheduleTable())
-    if (schedule.by_default && schedule.dtype == dtype && schedule.isa <= isa && (!best || best->isa < schedule.isa))
-      best = &schedule;
+    if (schedule.dtype == dtype && schedule.isa <= isa && (!best || best->isa < schedule.isa)) best = &schedule;
   if (!best) throw Error(fmt::format("mlir: no schedule for {} under --isa {}", toString(dtype), toString(isa)));
   return *best;
 }

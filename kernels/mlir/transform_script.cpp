@@ -153,10 +153,21 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
   w.line(fmt::format("%brgemm = transform.structured.match ops{{[\"{}\"]}} in %root : ({}) -> {}", payload_op.name,
                      kAny, kAny));
 
-  // Split the op into one statically shaped leaf per (band, panel) of the plan.
+  // One statically shaped leaf per (band, panel) of the plan: split off the one op,
+  // or, on the widening route, the payload's regions matched by their attribute.
   std::vector<Leaf> leaves;
   std::string rest = "%brgemm";
-  for (std::size_t bi = 0; bi < plan.bands.size(); ++bi) {
+  const bool regions_in_payload = plan.nanokernel == NanokernelKind::Bf16WidenFma;
+  for (std::size_t bi = 0; bi < plan.bands.size() && regions_in_payload; ++bi)
+    for (const ColumnPanel& panel : plan.bands[bi].panels) {
+      const RowBand& band = plan.bands[bi];
+      const std::string region = w.fresh("region");
+      w.line(fmt::format("{} = transform.structured.match ops{{[\"linalg.batch_reduce_matmul\"]}} "
+                         "attributes {{nkbench.region = {} : i64}} in %root : ({}) -> {}",
+                         region, leaves.size(), kAny, kAny));
+      leaves.push_back({region, band.size, panel.size, band.rows, panel.cols, panel.lanes});
+    }
+  for (std::size_t bi = 0; bi < plan.bands.size() && !regions_in_payload; ++bi) {
     const RowBand& band = plan.bands[bi];
     std::string band_op = rest;
     if (bi + 1 < plan.bands.size()) std::tie(band_op, rest) = w.split(rest, payload_op.m_dim, band.size);
