@@ -26,33 +26,45 @@ std::int64_t balancedBlock(std::int64_t extent, std::int64_t preferred, std::int
   return block;
 }
 
-// A (M x K row-major) -> [Mb][Kb][bm][bk], zero-padded; every element is written.
-void packABlocked(const BFloat16* a, std::int64_t m, std::int64_t k,
-                      const GemmBlocking& blocking, BFloat16Buffer& packed) {
-  const std::int64_t bm = blocking.bm, bk = blocking.bk;
-  const std::int64_t mb = blockCount(m, bm), kb = blockCount(k, bk), tile = bm * bk;
-  packed.resize(static_cast<std::size_t>(mb * kb * tile));
-  for (std::int64_t i = 0; i < mb; ++i)
-    for (std::int64_t l = 0; l < kb; ++l) {
-      BFloat16* block = packed.data() + (i * kb + l) * tile;
-      const std::int64_t rows = std::clamp<std::int64_t>(m - i * bm, 0, bm);
-      const std::int64_t cols = std::clamp<std::int64_t>(k - l * bk, 0, bk);
-      for (std::int64_t r = 0; r < rows; ++r) {
-        const BFloat16* source = a + (i * bm + r) * k + l * bk;
-        std::copy(source, source + cols, block + r * bk);
-        std::fill(block + r * bk + cols, block + (r + 1) * bk, BFloat16{});
+// Tiles of a row-major `rows` x `cols` matrix, zero-padded; every element is written.
+// Tile (t, u) covers rows [t*tile_rows, ...) and columns [u*tile_cols, ...); it is
+// stored at index t*U + u (row tiles outer) or u*T + t (column tiles outer).
+void packTiles(const BFloat16* source, std::int64_t rows, std::int64_t cols, std::int64_t tile_rows,
+               std::int64_t tile_cols, bool column_tiles_outer, BFloat16Buffer& packed) {
+  const std::int64_t row_tiles = blockCount(rows, tile_rows), col_tiles = blockCount(cols, tile_cols);
+  const std::int64_t tile = tile_rows * tile_cols;
+  packed.resize(static_cast<std::size_t>(row_tiles * col_tiles * tile));
+  for (std::int64_t t = 0; t < row_tiles; ++t)
+    for (std::int64_t u = 0; u < col_tiles; ++u) {
+      BFloat16* block = packed.data() + (column_tiles_outer ? u * row_tiles + t : t * col_tiles + u) * tile;
+      const std::int64_t valid_rows = std::clamp<std::int64_t>(rows - t * tile_rows, 0, tile_rows);
+      const std::int64_t valid_cols = std::clamp<std::int64_t>(cols - u * tile_cols, 0, tile_cols);
+      for (std::int64_t r = 0; r < valid_rows; ++r) {
+        const BFloat16* row = source + (t * tile_rows + r) * cols + u * tile_cols;
+        std::copy(row, row + valid_cols, block + r * tile_cols);
+        std::fill(block + r * tile_cols + valid_cols, block + (r + 1) * tile_cols, BFloat16{});
       }
-      std::fill(block + rows * bk, block + tile, BFloat16{});
+      std::fill(block + valid_rows * tile_cols, block + tile, BFloat16{});
     }
 }
 
+// A (M x K) -> [Mb][Kb][bm][bk].
+void packABlocked(const BFloat16* a, std::int64_t m, std::int64_t k, const GemmBlocking& blocking,
+                  BFloat16Buffer& packed) {
+  packTiles(a, m, k, blocking.bm, blocking.bk, false, packed);
+}
+
 void packBBlockedAny(const float* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
-                     FloatBuffer& packed) {
+                     BLayout, FloatBuffer& packed) {
   packBBlocked(b, k, n, blocking, packed);
 }
+// B (K x N) -> [Nb][Kb][bk/2][bn][2] (VNNI) or [Nb][Kb][bk][bn] (plain).
 void packBBlockedAny(const BFloat16* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
-                     BFloat16Buffer& packed) {
-  packBBlockedVnni(b, k, n, blocking, packed);
+                     BLayout layout, BFloat16Buffer& packed) {
+  if (layout == BLayout::VnniPairs)
+    packBBlockedVnni(b, k, n, blocking, packed);
+  else
+    packTiles(b, k, n, blocking.bk, blocking.bn, true, packed);
 }
 
 template <class Element>
@@ -88,9 +100,10 @@ Problem blockProblemOf(const Problem& gemm, const GemmBlocking& blocking) {
 }
 
 template <class Element>
-BlockedGemmOf<Element>::BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking)
+BlockedGemmOf<Element>::BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking, BLayout b_layout)
     : problem_(problem),
       blocking_(blocking),
+      b_layout_(b_layout),
       mb_(blockCount(problem.m, blocking.bm)),
       nb_(blockCount(problem.n, blocking.bn)),
       kb_(blockCount(problem.k, blocking.bk)) {
@@ -98,7 +111,7 @@ BlockedGemmOf<Element>::BlockedGemmOf(const Problem& problem, const GemmBlocking
   if (problem.dtype != dtype || problem.kind != OpKind::Gemm || problem.batch != 1 || problem.accumulate)
     throw Error(std::string("blocked GEMM needs a ") + std::string(toString(dtype)) +
                 " gemm problem with batch 1 and beta 0: " + problem.describe());
-  if (dtype == DType::BF16 && blocking.bk % kVnniPairBf16 != 0)
+  if (b_layout == BLayout::VnniPairs && blocking.bk % kVnniPairBf16 != 0)
     throw Error("bf16 blocked GEMM needs an even K block, not " + std::to_string(blocking.bk));
   blocked_c_.assign(static_cast<std::size_t>(mb_ * nb_ * blocking.bm * blocking.bn), 0.0f);
 }
@@ -106,7 +119,7 @@ BlockedGemmOf<Element>::BlockedGemmOf(const Problem& problem, const GemmBlocking
 template <class Element>
 void BlockedGemmOf<Element>::pack(const Element* a, const Element* b) {
   packABlocked(a, problem_.m, problem_.k, blocking_, packed_a_);
-  packBBlockedAny(b, problem_.k, problem_.n, blocking_, packed_b_);
+  packBBlockedAny(b, problem_.k, problem_.n, blocking_, b_layout_, packed_b_);
 }
 
 template <class Element>

@@ -3,7 +3,8 @@
 // BRGEMM with batch Kb. Padding makes every block full, so the block kernel never
 // sees a remainder; the padding is dropped when C is unpacked. For bf16, each B
 // block is in VNNI pairs ([bk/2][bn][2], as the dot-product instructions read it)
-// and bk is even, so K blocks never split a pair; C is f32 either way.
+// and bk is even, so K blocks never split a pair (or, for the widening kernels,
+// plain); C is f32 either way.
 #pragma once
 
 #include <cstdint>
@@ -28,13 +29,17 @@ GemmBlocking chooseBf16GemmBlocking(const Problem& problem, const GemmBlocking& 
 // The BRGEMM each block call of `gemm` solves (K = bk, batch = K blocks).
 Problem blockProblemOf(const Problem& gemm, const GemmBlocking& blocking);
 
+// How B blocks are laid out: as the matrix ([bk][bn]), or in VNNI pairs
+// ([bk/2][bn][2]) for the bf16 dot-product instructions.
+enum class BLayout { Plain, VnniPairs };
+
 // Element: float for f32 problems, BFloat16 for bf16 ones.
 template <class Element>
 class BlockedGemmOf {
  public:
   // Throws Error unless `problem` is a gemm of Element's dtype with batch 1 and beta 0
-  // (and, for bf16, an even bk).
-  BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking);
+  // (and, for VNNI pairs, an even bk). f32 B is always plain.
+  BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking, BLayout b_layout = BLayout::Plain);
 
   void pack(const Element* a, const Element* b);
   void unpack(float* c) const;
@@ -60,6 +65,7 @@ class BlockedGemmOf {
   using Buffer = std::vector<Element, AlignedAllocator<Element>>;
   Problem problem_;
   GemmBlocking blocking_;
+  BLayout b_layout_;
   std::int64_t mb_, nb_, kb_;
   Buffer packed_a_, packed_b_;
   FloatBuffer blocked_c_;

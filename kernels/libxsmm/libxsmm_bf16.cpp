@@ -102,7 +102,7 @@ class Bf16GemmKernel final : public Kernel {
  public:
   Bf16GemmKernel(const Problem& problem, const Operands& operands, const std::string& target)
       : operands_(operands),
-        blocked_(problem, gemmBlocking(problem)),
+        blocked_(problem, gemmBlocking(problem), BLayout::VnniPairs),
         k_blocks_(static_cast<unsigned long long>(blocked_.kBlocks())),
         block_kernel_(dispatchOrThrow(blocked_.blockProblem(), target)) {
     const GemmBlocking& blocking = blocked_.blocking();

@@ -142,7 +142,6 @@ class MlirBackend final : public Backend {
                  "in MLIR 22";
         break;
       case NanokernelKind::Bf16WidenFma:
-        if (problem.kind == OpKind::Gemm) return "mlir: bf16 gemm on the widening route is not wired in yet";
         break;
     }
     return std::nullopt;
@@ -154,7 +153,7 @@ class MlirBackend final : public Backend {
     if (schedule.nanokernel == NanokernelKind::Bf16Dot && problem.kind == OpKind::Gemm) {
       GemmBlocking blocking = chooseBf16GemmBlocking(problem, schedule.gemm_block, schedule.block_m, schedule.vector_lanes);
       blocking.bn = (blocking.bn + 3) / 4 * 4;  // vdpbf16ps comes in 4, 8 and 16 lanes
-      Bf16BlockedGemm gemm(problem, blocking);
+      Bf16BlockedGemm gemm(problem, blocking, BLayout::VnniPairs);
       auto compiled = compileCached(gemm.blockProblem(), schedule);
       KernelInfo info = describe(*compiled, schedule, target());
       info.packing = fmt::format("A -> {0}x{2} blocks, B -> {2}x{1} VNNI blocks, brgemm batch {3}", blocking.bm,
@@ -175,16 +174,25 @@ class MlirBackend final : public Backend {
       auto compiled = compileCached(problem, schedule);
       return std::make_unique<BrgemmKernel>(compiled, operands, describe(*compiled, schedule, target()));
     }
-    BlockedGemm gemm(problem, chooseGemmBlocking(problem, schedule.gemm_block, schedule.block_m, schedule.vector_lanes));
-    auto compiled = compileCached(gemm.blockProblem(), schedule);
-    KernelInfo info = describe(*compiled, schedule, target());
-    const GemmBlocking& b = gemm.blocking();
-    info.packing = fmt::format("A,B -> {}x{}x{} blocks, brgemm batch {}", b.bm, b.bn, b.bk, gemm.kBlocks());
-    return std::make_unique<GemmKernel<float>>(compiled, std::move(gemm), operands, std::move(info));
+    const GemmBlocking blocking =
+        chooseGemmBlocking(problem, schedule.gemm_block, schedule.block_m, schedule.vector_lanes);
+    if (problem.dtype == DType::BF16) return makeGemmKernel(Bf16BlockedGemm(problem, blocking), schedule, operands);
+    return makeGemmKernel(BlockedGemm(problem, blocking), schedule, operands);
   }
 
  private:
   std::string target() const { return compiler_.targetDescription(); }
+
+  // GEMM over plain blocks (f32, or bf16 for the widening kernels).
+  template <class Element>
+  std::unique_ptr<Kernel> makeGemmKernel(BlockedGemmOf<Element> gemm, const Schedule& schedule,
+                                         const Operands& operands) {
+    auto compiled = compileCached(gemm.blockProblem(), schedule);
+    KernelInfo info = describe(*compiled, schedule, target());
+    const GemmBlocking& b = gemm.blocking();
+    info.packing = fmt::format("A,B -> {}x{}x{} blocks, brgemm batch {}", b.bm, b.bn, b.bk, gemm.kBlocks());
+    return std::make_unique<GemmKernel<Element>>(compiled, std::move(gemm), operands, std::move(info));
+  }
 
   // Kernels are cached per run: GEMM cases share their block kernels.
   std::shared_ptr<CompiledKernel> compileCached(const Problem& brgemm, const Schedule& schedule) {

@@ -163,14 +163,15 @@ TEST(Cli, Bf16RunsUnderAnAvx2CapThroughTheWideningRoute) {
   const fs::path suite = tempPath("bf16-avx2.yaml");
   std::ofstream(suite) << "suite: bf16a\ncases:\n"
                           "  - {id: edges, kind: brgemm, shape: [7, 33, 5], batch: 3, beta: 1, dtype: bf16}\n"
-                          "  - {id: blocks, kind: brgemm, shape: [32, 32, 16], batch: 2, dtype: bf16}\n";
+                          "  - {id: blocks, kind: brgemm, shape: [32, 32, 16], batch: 2, dtype: bf16}\n"
+                          "  - {id: gemm, kind: gemm, shape: [100, 37, 129], dtype: bf16}\n";
   const fs::path json = tempPath("bf16-avx2.json");
   const Outcome run =
       nkbench("run --suite " + suite.string() + " --backends mlir --isa avx2 " + kQuick + " --json " + json.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
   std::ifstream in(json);
   const nlohmann::json report = nlohmann::json::parse(in);
-  ASSERT_EQ(report.at("rows").size(), 2u);
+  ASSERT_EQ(report.at("rows").size(), 3u);
   for (const nlohmann::json& row : report.at("rows")) {
     EXPECT_EQ(row.at("status"), "passed") << row.dump();
     EXPECT_NE(row.at("implementation").get<std::string>().find("avx2.bf16-widen"), std::string::npos) << row.dump();
