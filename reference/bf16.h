@@ -20,7 +20,7 @@ struct BFloat16 {
 // Kernels and libraries read these buffers as raw 16-bit words.
 static_assert(sizeof(BFloat16) == 2 && std::is_trivially_copyable_v<BFloat16>);
 
-using BFloat16Buffer = std::vector<BFloat16, AlignedAllocator<BFloat16>>;
+using BFloat16Buffer = AlignedBuffer<BFloat16>;
 
 // Exact: every bfloat16 is a float.
 constexpr float toFloat(BFloat16 value) {

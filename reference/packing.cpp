@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/core/error.h"
+#include "reference/bf16.h"
 
 namespace nkbench {
 namespace {
@@ -19,24 +20,25 @@ void checkBlocking(const GemmBlocking& blocking) {
 // (row0, col0) into a full block_rows x block_cols tile, zero-filling whatever
 // lies past the matrix edge. Every tile element is written, so `tile` needs no
 // clearing beforehand and a repeated pack costs no extra pass.
-void copyTileZeroPadded(const float* matrix, std::int64_t rows, std::int64_t cols, std::int64_t row0,
-                        std::int64_t col0, std::int64_t block_rows, std::int64_t block_cols,
-                        float* tile) {
+template <class T>
+void copyTileZeroPadded(const T* matrix, std::int64_t rows, std::int64_t cols, std::int64_t row0,
+                        std::int64_t col0, std::int64_t block_rows, std::int64_t block_cols, T* tile) {
   const std::int64_t valid_rows = std::clamp<std::int64_t>(rows - row0, 0, block_rows);
   const std::int64_t valid_cols = std::clamp<std::int64_t>(cols - col0, 0, block_cols);
   for (std::int64_t r = 0; r < valid_rows; ++r) {
-    const float* source = matrix + (row0 + r) * cols + col0;
-    float* target = tile + r * block_cols;
+    const T* source = matrix + (row0 + r) * cols + col0;
+    T* target = tile + r * block_cols;
     std::copy(source, source + valid_cols, target);
-    std::fill(target + valid_cols, target + block_cols, 0.0f);
+    std::fill(target + valid_cols, target + block_cols, T{});
   }
-  std::fill(tile + valid_rows * block_cols, tile + block_rows * block_cols, 0.0f);
+  std::fill(tile + valid_rows * block_cols, tile + block_rows * block_cols, T{});
 }
 
 }  // namespace
 
-void packABlocked(const float* a, std::int64_t m, std::int64_t k, const GemmBlocking& blocking,
-                  FloatBuffer& packed) {
+template <class T>
+void packABlocked(const T* a, std::int64_t m, std::int64_t k, const GemmBlocking& blocking,
+                  AlignedBuffer<T>& packed) {
   checkBlocking(blocking);
   const std::int64_t mb = blockCount(m, blocking.bm);
   const std::int64_t kb = blockCount(k, blocking.bk);
@@ -48,8 +50,9 @@ void packABlocked(const float* a, std::int64_t m, std::int64_t k, const GemmBloc
                          packed.data() + (i * kb + l) * tile);
 }
 
-void packBBlocked(const float* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
-                  FloatBuffer& packed) {
+template <class T>
+void packBBlocked(const T* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
+                  AlignedBuffer<T>& packed) {
   checkBlocking(blocking);
   const std::int64_t nb = blockCount(n, blocking.bn);
   const std::int64_t kb = blockCount(k, blocking.bk);
@@ -60,6 +63,11 @@ void packBBlocked(const float* b, std::int64_t k, std::int64_t n, const GemmBloc
       copyTileZeroPadded(b, k, n, l * blocking.bk, j * blocking.bn, blocking.bk, blocking.bn,
                          packed.data() + (j * kb + l) * tile);
 }
+
+template void packABlocked(const float*, std::int64_t, std::int64_t, const GemmBlocking&, FloatBuffer&);
+template void packABlocked(const BFloat16*, std::int64_t, std::int64_t, const GemmBlocking&, BFloat16Buffer&);
+template void packBBlocked(const float*, std::int64_t, std::int64_t, const GemmBlocking&, FloatBuffer&);
+template void packBBlocked(const BFloat16*, std::int64_t, std::int64_t, const GemmBlocking&, BFloat16Buffer&);
 
 void unpackCBlocked(const FloatBuffer& blocked, std::int64_t m, std::int64_t n,
                     const GemmBlocking& blocking, float* c) {

@@ -19,12 +19,14 @@ inline std::int64_t blockCount(std::int64_t extent, std::int64_t block) {
   return (extent + block - 1) / block;
 }
 
-// A (M x K row-major) -> [Mb][Kb][bm][bk], zero-padded.
-void packABlocked(const float* a, std::int64_t m, std::int64_t k, const GemmBlocking& blocking,
-                  FloatBuffer& packed);
-// B (K x N row-major) -> [Nb][Kb][bk][bn], zero-padded.
-void packBBlocked(const float* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
-                  FloatBuffer& packed);
+// A (M x K row-major) -> [Mb][Kb][bm][bk], zero-padded. T: float or BFloat16.
+template <class T>
+void packABlocked(const T* a, std::int64_t m, std::int64_t k, const GemmBlocking& blocking,
+                  AlignedBuffer<T>& packed);
+// B (K x N row-major) -> [Nb][Kb][bk][bn], zero-padded. T: float or BFloat16.
+template <class T>
+void packBBlocked(const T* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
+                  AlignedBuffer<T>& packed);
 // C blocked [Mb][Nb][bm][bn] -> C (M x N row-major), dropping the padding.
 void unpackCBlocked(const FloatBuffer& blocked, std::int64_t m, std::int64_t n,
                     const GemmBlocking& blocking, float* c);

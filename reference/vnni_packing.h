@@ -32,7 +32,7 @@ template <class T>
 concept VnniElement = std::same_as<T, BFloat16> || std::same_as<T, float>;
 
 template <class T>
-using VnniBuffer = std::vector<T, AlignedAllocator<T>>;  // FloatBuffer or BFloat16Buffer
+using VnniBuffer = AlignedBuffer<T>;  // FloatBuffer or BFloat16Buffer
 
 inline std::int64_t vnniPairCount(std::int64_t k) { return (k + 1) / kVnniPairBf16; }
 inline std::int64_t vnniPaddedK(std::int64_t k) { return vnniPairCount(k) * kVnniPairBf16; }

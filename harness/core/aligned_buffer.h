@@ -24,6 +24,8 @@ struct AlignedAllocator {
   bool operator==(const AlignedAllocator<U, kAlignment>&) const { return true; }
 };
 
-using FloatBuffer = std::vector<float, AlignedAllocator<float>>;
+template <class T>
+using AlignedBuffer = std::vector<T, AlignedAllocator<T>>;
+using FloatBuffer = AlignedBuffer<float>;
 
 }  // namespace nkbench

@@ -26,34 +26,6 @@ std::int64_t balancedBlock(std::int64_t extent, std::int64_t preferred, std::int
   return block;
 }
 
-// Tiles of a row-major `rows` x `cols` matrix, zero-padded; every element is written.
-// Tile (t, u) covers rows [t*tile_rows, ...) and columns [u*tile_cols, ...); it is
-// stored at index t*U + u (row tiles outer) or u*T + t (column tiles outer).
-void packTiles(const BFloat16* source, std::int64_t rows, std::int64_t cols, std::int64_t tile_rows,
-               std::int64_t tile_cols, bool column_tiles_outer, BFloat16Buffer& packed) {
-  const std::int64_t row_tiles = blockCount(rows, tile_rows), col_tiles = blockCount(cols, tile_cols);
-  const std::int64_t tile = tile_rows * tile_cols;
-  packed.resize(static_cast<std::size_t>(row_tiles * col_tiles * tile));
-  for (std::int64_t t = 0; t < row_tiles; ++t)
-    for (std::int64_t u = 0; u < col_tiles; ++u) {
-      BFloat16* block = packed.data() + (column_tiles_outer ? u * row_tiles + t : t * col_tiles + u) * tile;
-      const std::int64_t valid_rows = std::clamp<std::int64_t>(rows - t * tile_rows, 0, tile_rows);
-      const std::int64_t valid_cols = std::clamp<std::int64_t>(cols - u * tile_cols, 0, tile_cols);
-      for (std::int64_t r = 0; r < valid_rows; ++r) {
-        const BFloat16* row = source + (t * tile_rows + r) * cols + u * tile_cols;
-        std::copy(row, row + valid_cols, block + r * tile_cols);
-        std::fill(block + r * tile_cols + valid_cols, block + (r + 1) * tile_cols, BFloat16{});
-      }
-      std::fill(block + valid_rows * tile_cols, block + tile, BFloat16{});
-    }
-}
-
-// A (M x K) -> [Mb][Kb][bm][bk].
-void packABlocked(const BFloat16* a, std::int64_t m, std::int64_t k, const GemmBlocking& blocking,
-                  BFloat16Buffer& packed) {
-  packTiles(a, m, k, blocking.bm, blocking.bk, false, packed);
-}
-
 void packBBlockedAny(const float* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
                      BLayout, FloatBuffer& packed) {
   packBBlocked(b, k, n, blocking, packed);
@@ -64,7 +36,7 @@ void packBBlockedAny(const BFloat16* b, std::int64_t k, std::int64_t n, const Ge
   if (layout == BLayout::VnniPairs)
     packBBlockedVnni(b, k, n, blocking, packed);
   else
-    packTiles(b, k, n, blocking.bk, blocking.bn, true, packed);
+    packBBlocked(b, k, n, blocking, packed);
 }
 
 template <class Element>

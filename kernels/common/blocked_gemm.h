@@ -62,7 +62,7 @@ class BlockedGemmOf {
   Problem blockProblem() const { return blockProblemOf(problem_, blocking_); }
 
  private:
-  using Buffer = std::vector<Element, AlignedAllocator<Element>>;
+  using Buffer = AlignedBuffer<Element>;
   Problem problem_;
   GemmBlocking blocking_;
   BLayout b_layout_;
