@@ -48,6 +48,20 @@ std::vector<std::string> readLines(const fs::path& path) {
   return lines;
 }
 
+nlohmann::json readReport(const fs::path& json) {
+  std::ifstream in(json);
+  return nlohmann::json::parse(in);
+}
+
+// Every row passed verification and its kernel is the named kind of nanokernel.
+void expectPassedOnNanokernels(const nlohmann::json& report, std::size_t rows, const std::string& nanokernel) {
+  ASSERT_EQ(report.at("rows").size(), rows);
+  for (const nlohmann::json& row : report.at("rows")) {
+    EXPECT_EQ(row.at("status"), "passed") << row.dump();
+    EXPECT_EQ(row.at("nanokernel").get<std::string>().rfind(nanokernel, 0), 0u) << row.dump();
+  }
+}
+
 constexpr const char* kQuick = "--reps 2 --min-time 0.01 --quiet";
 
 TEST(Cli, RunWritesVerifiedRowsAsCsvAndJson) {
@@ -63,8 +77,7 @@ TEST(Cli, RunWritesVerifiedRowsAsCsvAndJson) {
   EXPECT_EQ(lines[0].rfind("suite,case,kind,dtype,m,n,k,batch", 0), 0u) << lines[0];
   for (std::size_t i = 1; i < lines.size(); ++i) EXPECT_NE(lines[i].find(",passed,"), std::string::npos) << lines[i];
 
-  std::ifstream in(json);
-  const nlohmann::json report = nlohmann::json::parse(in);
+  const nlohmann::json report = readReport(json);
   ASSERT_EQ(report.at("rows").size(), 6u);
   const nlohmann::json& metadata = report.at("metadata");
   for (const char* key : {"cpu_model", "isa_flags", "measured_clock_ghz", "compiler", "library_versions", "git_commit",
@@ -85,8 +98,7 @@ TEST(Cli, IsaCapChangesTheMlirRegisterBlock) {
   const Outcome run = nkbench("run --suite " + sourcePath("suites/smoke.yaml") +
                               " --backends mlir --isa avx2 --filter brgemm-8x32 " + kQuick + " --json " + json.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  std::ifstream in(json);
-  const nlohmann::json report = nlohmann::json::parse(in);
+  const nlohmann::json report = readReport(json);
   ASSERT_EQ(report.at("rows").size(), 1u);
   EXPECT_EQ(report.at("rows")[0].at("isa"), "avx2");
   EXPECT_EQ(report.at("rows")[0].at("register_block"), "6x16+2x32");
@@ -98,8 +110,7 @@ TEST(Cli, ScheduleOptionSelectsAnotherRegisterBlock) {
                               " --backends mlir --isa avx2 --schedule avx2.f32.4x16 --filter brgemm-8x32 " + kQuick +
                               " --json " + json.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  std::ifstream in(json);
-  EXPECT_EQ(nlohmann::json::parse(in).at("rows")[0].at("register_block"), "4x16");
+  EXPECT_EQ(readReport(json).at("rows")[0].at("register_block"), "4x16");
   const Outcome unknown = nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --schedule avx2.f32.5x5 " + kQuick);
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.output.find("avx2.f32.6x16"), std::string::npos) << unknown.output;
@@ -128,15 +139,10 @@ TEST(Cli, Bf16BrgemmRunsOnDotProductNanokernels) {
   const fs::path json = tempPath("bf16.json");
   const Outcome run = nkbench("run --suite " + suite.string() + " --backends mlir " + kQuick + " --json " + json.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  std::ifstream in(json);
-  const nlohmann::json report = nlohmann::json::parse(in);
-  ASSERT_EQ(report.at("rows").size(), 4u);
+  const nlohmann::json report = readReport(json);
+  expectPassedOnNanokernels(report, 4, "dot-nanokernel");
   EXPECT_GT(report.at("metadata").at("bf16_peak_gflops").get<double>(), 0.0);
-  for (const nlohmann::json& row : report.at("rows")) {
-    EXPECT_EQ(row.at("status"), "passed") << row.dump();
-    EXPECT_EQ(row.at("dtype"), "bf16");
-    EXPECT_EQ(row.at("nanokernel").get<std::string>().rfind("dot-nanokernel", 0), 0u) << row.dump();
-  }
+  for (const nlohmann::json& row : report.at("rows")) EXPECT_EQ(row.at("dtype"), "bf16");
 }
 
 TEST(Cli, Bf16WideningRouteRunsFmaNanokernelsWithoutAvx512Bf16) {
@@ -150,13 +156,8 @@ TEST(Cli, Bf16WideningRouteRunsFmaNanokernelsWithoutAvx512Bf16) {
                               " --backends mlir --isa avx512 --schedule avx512.bf16-widen.8x32 " + kQuick +
                               " --json " + json.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  std::ifstream in(json);
-  const nlohmann::json report = nlohmann::json::parse(in);
-  ASSERT_EQ(report.at("rows").size(), 2u);
-  for (const nlohmann::json& row : report.at("rows")) {
-    EXPECT_EQ(row.at("status"), "passed") << row.dump();
-    EXPECT_EQ(row.at("nanokernel").get<std::string>().rfind("widen-fma-nanokernel", 0), 0u) << row.dump();
-  }
+  const nlohmann::json report = readReport(json);
+  expectPassedOnNanokernels(report, 2, "widen-fma-nanokernel");
 }
 
 TEST(Cli, Bf16RunsUnderAnAvx2CapThroughTheWideningRoute) {
@@ -169,14 +170,10 @@ TEST(Cli, Bf16RunsUnderAnAvx2CapThroughTheWideningRoute) {
   const Outcome run =
       nkbench("run --suite " + suite.string() + " --backends mlir --isa avx2 " + kQuick + " --json " + json.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  std::ifstream in(json);
-  const nlohmann::json report = nlohmann::json::parse(in);
-  ASSERT_EQ(report.at("rows").size(), 3u);
-  for (const nlohmann::json& row : report.at("rows")) {
-    EXPECT_EQ(row.at("status"), "passed") << row.dump();
+  const nlohmann::json report = readReport(json);
+  expectPassedOnNanokernels(report, 3, "widen-fma-nanokernel");
+  for (const nlohmann::json& row : report.at("rows"))
     EXPECT_NE(row.at("implementation").get<std::string>().find("avx2.bf16-widen"), std::string::npos) << row.dump();
-    EXPECT_EQ(row.at("nanokernel").get<std::string>().rfind("widen-fma-nanokernel", 0), 0u) << row.dump();
-  }
 }
 
 TEST(Cli, MalformedSuiteNamesFileAndLine) {
