@@ -34,34 +34,36 @@ void copyTileZeroPadded(const T* matrix, std::int64_t rows, std::int64_t cols, s
   std::fill(tile + valid_rows * block_cols, tile + block_rows * block_cols, T{});
 }
 
+// Tiles of a row-major `rows` x `cols` matrix; tile (t, u) covers rows from
+// t*tile_rows and columns from u*tile_cols, and is stored at t*U + u (row tiles
+// outer) or u*T + t (column tiles outer).
+template <class T>
+void packTiles(const T* matrix, std::int64_t rows, std::int64_t cols, std::int64_t tile_rows,
+               std::int64_t tile_cols, bool column_tiles_outer, AlignedBuffer<T>& packed) {
+  const std::int64_t row_tiles = blockCount(rows, tile_rows);
+  const std::int64_t col_tiles = blockCount(cols, tile_cols);
+  const std::int64_t tile = tile_rows * tile_cols;
+  packed.resize(static_cast<std::size_t>(row_tiles * col_tiles * tile));
+  for (std::int64_t t = 0; t < row_tiles; ++t)
+    for (std::int64_t u = 0; u < col_tiles; ++u)
+      copyTileZeroPadded(matrix, rows, cols, t * tile_rows, u * tile_cols, tile_rows, tile_cols,
+                         packed.data() + (column_tiles_outer ? u * row_tiles + t : t * col_tiles + u) * tile);
+}
+
 }  // namespace
 
 template <class T>
 void packABlocked(const T* a, std::int64_t m, std::int64_t k, const GemmBlocking& blocking,
                   AlignedBuffer<T>& packed) {
   checkBlocking(blocking);
-  const std::int64_t mb = blockCount(m, blocking.bm);
-  const std::int64_t kb = blockCount(k, blocking.bk);
-  const std::int64_t tile = blocking.bm * blocking.bk;
-  packed.resize(static_cast<std::size_t>(mb * kb * tile));
-  for (std::int64_t i = 0; i < mb; ++i)
-    for (std::int64_t l = 0; l < kb; ++l)
-      copyTileZeroPadded(a, m, k, i * blocking.bm, l * blocking.bk, blocking.bm, blocking.bk,
-                         packed.data() + (i * kb + l) * tile);
+  packTiles(a, m, k, blocking.bm, blocking.bk, false, packed);  // [Mb][Kb]
 }
 
 template <class T>
 void packBBlocked(const T* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
                   AlignedBuffer<T>& packed) {
   checkBlocking(blocking);
-  const std::int64_t nb = blockCount(n, blocking.bn);
-  const std::int64_t kb = blockCount(k, blocking.bk);
-  const std::int64_t tile = blocking.bk * blocking.bn;
-  packed.resize(static_cast<std::size_t>(nb * kb * tile));
-  for (std::int64_t j = 0; j < nb; ++j)
-    for (std::int64_t l = 0; l < kb; ++l)
-      copyTileZeroPadded(b, k, n, l * blocking.bk, j * blocking.bn, blocking.bk, blocking.bn,
-                         packed.data() + (j * kb + l) * tile);
+  packTiles(b, k, n, blocking.bk, blocking.bn, true, packed);  // [Nb][Kb]
 }
 
 template void packABlocked(const float*, std::int64_t, std::int64_t, const GemmBlocking&, FloatBuffer&);
