@@ -49,7 +49,7 @@ struct RunMetadata {
   std::vector<std::string> isa_flags;
   double measured_clock_ghz = 0.0;
   double peak_gflops = 0.0;       // fp32 FMA peak of the run's ISA, one core
-  double bf16_peak_gflops = 0.0;  // bf16 dot-product peak, one core; 0 below avx512-bf16
+  double bf16_peak_gflops = 0.0;  // bf16 dot-product peak, one core; 0 below avx512-bf16 or without bf16 cases
   std::string isa;
   std::string compiler;
   std::map<std::string, std::string> library_versions;

@@ -248,7 +248,10 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   summary.metadata.command_line = options.command_line;
   summary.metadata.measured_clock_ghz = measureCoreClockGhz();
   summary.metadata.peak_gflops = measureFp32PeakGflops(*isa);
-  if (*isa >= Isa::Avx512Bf16) summary.metadata.bf16_peak_gflops = measureBf16DotPeakGflops();
+  // The bf16 dot-product peak costs a measurement: only when a bf16 case will use it.
+  const bool any_bf16 = std::any_of(cases.begin(), cases.end(),
+                                    [](const SuiteCase& c) { return c.problem.dtype == DType::BF16; });
+  if (any_bf16 && *isa >= Isa::Avx512Bf16) summary.metadata.bf16_peak_gflops = measureBf16DotPeakGflops();
   for (const auto& backend : backends) summary.metadata.library_versions[backend->name()] = backend->version();
 
   std::optional<CsvWriter> csv;
