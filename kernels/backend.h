@@ -10,18 +10,20 @@
 
 namespace nkbench {
 
-// Host operands in the layout documented in problem.h, with elements of
-// problem.dtype (float, or BFloat16 for bf16 problems; C is always float).
+// Host operands in the layout documented in problem.h: A and B with elements of
+// problem.dtype, C of problem.c_dtype (float, or BFloat16 for bf16).
 // `c` holds the initial C (for accumulate) and receives the result.
 struct Operands {
   const void* a = nullptr;
   const void* b = nullptr;
-  float* c = nullptr;
+  void* c = nullptr;
 
   template <class T>
   const T* aAs() const { return static_cast<const T*>(a); }
   template <class T>
   const T* bAs() const { return static_cast<const T*>(b); }
+  template <class T>
+  T* cAs() const { return static_cast<T*>(c); }
 };
 
 // What a prepared kernel is made of, for the report.

@@ -43,6 +43,11 @@ constexpr BFloat16 toBFloat16(float value) {
   return {static_cast<std::uint16_t>((bits + 0x7fffu + odd) >> 16)};
 }
 
+// The bfloat16 nearest to `value` (ties to even), rounded once from the exact
+// double: the correctly rounded result a bf16 C must hold. Same rules as above
+// for denormals, overflow and NaN. (Rounding through float first could round twice.)
+BFloat16 roundToBFloat16(double value);
+
 // Element-wise conversions of n values; the ranges must not overlap.
 void toBFloat16(const float* in, std::size_t n, BFloat16* out);
 void toFloat(const BFloat16* in, std::size_t n, float* out);

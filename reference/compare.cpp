@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/core/error.h"
+#include "reference/bf16.h"
 
 namespace nkbench {
 namespace {
@@ -33,19 +34,37 @@ double randomTolerance(const Problem& problem) {
   return kToleranceFactor * double(problem.reductionLength() + 1) * double(FLT_EPSILON);
 }
 
+// Rounding the f32 sum to a bf16 C moves it by at most half a bf16 ulp: 2^-8 of it.
+constexpr double kBf16HalfUlp = 0x1p-8;
+
+// What one output must hold. Exact fill: the reference itself, or for a bf16 C
+// the reference correctly rounded to bf16 (the f32 sum is exact, so one rounding
+// of it is that). Random fill: the reference, within `allowed`.
+struct Expected {
+  double value;
+  double allowed;  // |got - value| bound; 0 = bit for bit
+};
+
+Expected expectedPoint(const Problem& problem, FillMode mode, double ref, double magnitude, double tolerance) {
+  const bool bf16_c = problem.c_dtype == DType::BF16;
+  if (mode == FillMode::ExactInteger) return {bf16_c ? double(toFloat(roundToBFloat16(ref))) : ref, 0.0};
+  const double accumulation = tolerance * magnitude;
+  return {ref, accumulation + (bf16_c ? kBf16HalfUlp * (std::abs(ref) + accumulation) : 0.0)};
+}
+
 // Error of one output: absolute for exact fill, normalised by the sum of
 // absolute terms for random fill. Non-finite results get infinity.
-double pointError(FillMode mode, float got, double ref, double magnitude) {
+double pointError(FillMode mode, float got, double expected, double magnitude) {
   if (!std::isfinite(got)) return std::numeric_limits<double>::infinity();
-  const double difference = std::abs(double(got) - ref);
+  const double difference = std::abs(double(got) - expected);
   if (mode == FillMode::ExactInteger) return difference;
   return difference / std::max(magnitude, double(std::numeric_limits<float>::min()));
 }
 
-bool pointPasses(FillMode mode, float got, double ref, double error, double tolerance) {
+bool pointPasses(float got, const Expected& expected) {
   if (!std::isfinite(got)) return false;
-  if (mode == FillMode::ExactInteger) return double(got) == ref;
-  return error <= tolerance;
+  if (expected.allowed == 0.0) return double(got) == expected.value;
+  return std::abs(double(got) - expected.value) <= expected.allowed;
 }
 
 }  // namespace
@@ -75,14 +94,15 @@ Verification verifyResult(const Problem& problem, FillMode mode, const float* go
   for (std::int64_t index = 0; index < count; ++index) {
     const auto at = static_cast<std::size_t>(index);
     const double ref = reference.value[at];
-    const double error = pointError(mode, got[at], ref, reference.magnitude[at]);
+    const Expected expected = expectedPoint(problem, mode, ref, reference.magnitude[at], result.tolerance);
+    const double error = pointError(mode, got[at], expected.value, reference.magnitude[at]);
     if (ref == 0.0) ++reference_zeros;
     result.max_error = std::max(result.max_error, error);
-    if (pointPasses(mode, got[at], ref, error, result.tolerance)) continue;
+    if (pointPasses(got[at], expected)) continue;
     ++result.mismatches;
     if (offending_points.size() < kReportedPoints)
       offending_points.push_back(
-          fmt::format("C[{},{}]={} vs {}", index / problem.n, index % problem.n, got[at], ref));
+          fmt::format("C[{},{}]={} vs {}", index / problem.n, index % problem.n, got[at], expected.value));
   }
   result.reference_zero_fraction = count > 0 ? double(reference_zeros) / double(count) : 0.0;
 

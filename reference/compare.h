@@ -23,8 +23,11 @@ struct Verification {
   std::string detail;              // first offending points, or why the result is mistrusted
 };
 
-// Exact fill: every element must equal the reference (NaN never passes).
-// Random fill: |got - ref| <= tolerance * magnitude, tolerance from K*batch and fp32 epsilon.
+// `got` is C as floats (a bf16 C widened, which is exact).
+// Exact fill: every element must equal the reference (NaN never passes); a bf16 C
+// must equal the reference correctly rounded to bf16.
+// Random fill: |got - ref| <= tolerance * magnitude, tolerance from K*batch and fp32
+// epsilon; a bf16 C may also be off by its final rounding (half a bf16 ulp).
 // A reference with too many zeros cannot tell a kernel that wrote nothing: Mistrusted.
 Verification verifyResult(const Problem& problem, FillMode mode, const float* got,
                           const ReferenceResult& reference);

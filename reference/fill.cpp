@@ -1,7 +1,5 @@
 #include "reference/fill.h"
 
-#include "reference/bf16.h"
-
 #include <algorithm>
 #include <cstdint>
 
@@ -98,8 +96,8 @@ ProblemData makeExactData(const Problem& p, std::uint64_t seed) {
 ProblemData makeRandomData(const Problem& p, std::uint64_t seed) {
   ProblemData data;
   const auto random = [](std::uint64_t bits, std::int64_t) { return randomValue(bits); };
-  // bf16 operands: the values are rounded to bf16 here, so that the reference sees
-  // exactly what the kernels see. (C stays f32.)
+  // bf16 operands (and a bf16 C): the values are rounded to bf16 here, so that the
+  // reference sees exactly what the kernels see.
   const auto random_bf16 = [](std::uint64_t bits, std::int64_t) { return toFloat(toBFloat16(randomValue(bits))); };
   if (p.dtype == DType::BF16) {
     fillChunked(data.a, p.aElements(), seed, Operand::A, random_bf16);
@@ -109,7 +107,10 @@ ProblemData makeRandomData(const Problem& p, std::uint64_t seed) {
     fillChunked(data.b, p.bElements(), seed, Operand::B, random);
   }
   if (p.accumulate) {
-    fillChunked(data.c_init, p.cElements(), seed, Operand::C, random);
+    if (p.c_dtype == DType::BF16)
+      fillChunked(data.c_init, p.cElements(), seed, Operand::C, random_bf16);
+    else
+      fillChunked(data.c_init, p.cElements(), seed, Operand::C, random);
   } else {
     data.c_init.assign(static_cast<std::size_t>(p.cElements()), 0.0f);
   }

@@ -22,8 +22,9 @@ enum class FillMode {
 std::string_view toString(FillMode mode);
 std::optional<FillMode> parseFillMode(std::string_view text);  // "exact" | "random"
 
-// Values are floats; for bf16 problems every A and B value is exactly a bf16
-// (small integers, or random values rounded to bf16), to be converted by the caller.
+// Values are floats; for bf16 problems every A and B value (and C_init, for a
+// bf16 C) is exactly a bf16 (small integers, or random values rounded to bf16),
+// to be converted by the caller.
 struct ProblemData {
   FloatBuffer a;       // batch x M x K
   FloatBuffer b;       // batch x K x N

@@ -33,8 +33,8 @@ std::optional<DType> parseDType(std::string_view text) {
 }
 
 std::string Problem::describe() const {
-  return fmt::format("{} {} {}x{}x{} b{} beta={}", toString(kind), toString(dtype), m, n, k, batch,
-                     accumulate ? 1 : 0);
+  return fmt::format("{} {} {}x{}x{} b{} beta={}{}", toString(kind), toString(dtype), m, n, k, batch,
+                     accumulate ? 1 : 0, c_dtype == DType::F32 ? "" : " c=bf16");
 }
 
 }  // namespace nkbench

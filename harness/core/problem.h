@@ -9,8 +9,8 @@
 namespace nkbench {
 
 enum class OpKind { Gemm, Brgemm };
-// BF16: bf16 A and B, f32 accumulation and C. Each backend packs B its own way
-// (VNNI pairs for dot-product kernels).
+// BF16: bf16 A and B, f32 accumulation. Each backend packs B its own way (VNNI
+// pairs for dot-product kernels).
 enum class DType { F32, BF16 };
 
 std::string_view toString(OpKind kind);
@@ -26,7 +26,10 @@ std::optional<DType> parseDType(std::string_view text);
 // gemm:   the same with batch == 1 (each backend may pack A/B into its own layout).
 struct Problem {
   OpKind kind = OpKind::Brgemm;
-  DType dtype = DType::F32;
+  DType dtype = DType::F32;    // A and B
+  // C: f32, or bf16 for bf16 problems. A bf16 C is read (beta 1) and written as
+  // bf16; the sum is kept in f32 and rounded to bf16 once, at the end.
+  DType c_dtype = DType::F32;
   std::int64_t m = 1;
   std::int64_t n = 1;
   std::int64_t k = 1;
@@ -38,7 +41,7 @@ struct Problem {
   std::int64_t aElements() const { return batch * m * k; }
   std::int64_t bElements() const { return batch * k * n; }
   std::int64_t cElements() const { return m * n; }
-  // "brgemm f32 64x64x64 b32 beta=1", for messages.
+  // "brgemm f32 64x64x64 b32 beta=1" ("brgemm bf16 ... beta=1 c=bf16" for a bf16 C), for messages.
   std::string describe() const;
 };
 

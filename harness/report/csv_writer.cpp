@@ -12,8 +12,8 @@ namespace nkbench {
 namespace {
 
 // Grouped as: the case, where it ran, what ran, timings, one-time costs, verification.
-constexpr std::array<std::string_view, 28> kColumns = {
-    "suite", "case", "kind", "dtype", "m", "n", "k", "batch", "beta",
+constexpr std::array<std::string_view, 29> kColumns = {
+    "suite", "case", "kind", "dtype", "c_dtype", "m", "n", "k", "batch", "beta",
     "isa", "backend", "threads",
     "register_block", "implementation", "nanokernel",
     "repetitions", "median_gflops", "best_gflops", "median_ms", "best_ms", "stddev_ms",
@@ -50,6 +50,7 @@ std::string csvRecord(const ResultRow& row) {
       csvField(row.case_id),
       std::string(toString(problem.kind)),
       std::string(toString(problem.dtype)),
+      std::string(toString(problem.c_dtype)),
       std::to_string(problem.m),
       std::to_string(problem.n),
       std::to_string(problem.k),

@@ -48,6 +48,7 @@ json toJson(const ResultRow& row) {
       {"case", row.case_id},
       {"kind", toString(problem.kind)},
       {"dtype", toString(problem.dtype)},
+      {"c_dtype", toString(problem.c_dtype)},
       {"m", problem.m},
       {"n", problem.n},
       {"k", problem.k},

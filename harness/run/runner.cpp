@@ -63,10 +63,38 @@ double measurePackMs(Kernel& kernel) {
   return ms[1];
 }
 
+// The C operand a kernel is bound to, in the problem's C type.
+class OutputBuffer {
+ public:
+  // beta 0 must overwrite C: it starts as NaN, so that an unwritten element cannot pass.
+  OutputBuffer(const Problem& problem, const ProblemData& data) {
+    const FloatBuffer initial =
+        problem.accumulate ? data.c_init : FloatBuffer(data.c_init.size(), std::numeric_limits<float>::quiet_NaN());
+    if (problem.c_dtype == DType::BF16) {
+      bf16_.resize(initial.size());
+      toBFloat16(initial.data(), initial.size(), bf16_.data());
+    } else {
+      f32_ = initial;
+    }
+  }
+  void* data() { return bf16_.empty() ? static_cast<void*>(f32_.data()) : static_cast<void*>(bf16_.data()); }
+  // The values as floats (exact for bf16), for verification.
+  FloatBuffer asFloat() const {
+    if (bf16_.empty()) return f32_;
+    FloatBuffer values(bf16_.size());
+    toFloat(bf16_.data(), bf16_.size(), values.data());
+    return values;
+  }
+
+ private:
+  FloatBuffer f32_;
+  BFloat16Buffer bf16_;
+};
+
 // A kernel that passed verification, waiting for its turn to be timed.
 struct VerifiedKernel {
   std::size_t row = 0;  // its row among the case's rows
-  FloatBuffer c;    // the C operand the kernel was bound to
+  std::unique_ptr<OutputBuffer> c;  // the C operand the kernel was bound to (stable address)
   std::unique_ptr<Kernel> kernel;
 };
 
@@ -104,11 +132,9 @@ std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase
     return std::nullopt;
   }
   VerifiedKernel verified;
-  // beta 0 must overwrite C: start from NaN so that an unwritten element cannot pass.
-  verified.c = c.problem.accumulate ? data.c_init
-                                    : FloatBuffer(data.c_init.size(), std::numeric_limits<float>::quiet_NaN());
+  verified.c = std::make_unique<OutputBuffer>(c.problem, data);
   const auto compile_start = Clock::now();
-  verified.kernel = backend.prepare(c.problem, {inputs.a, inputs.b, verified.c.data()});
+  verified.kernel = backend.prepare(c.problem, {inputs.a, inputs.b, verified.c->data()});
   row.compile_ms = elapsedMs(compile_start);
   Kernel& kernel = *verified.kernel;
   const KernelInfo& info = kernel.info();
@@ -119,7 +145,7 @@ std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase
   kernel.pack();
   kernel.compute();
   kernel.unpack();
-  const Verification verification = verifyResult(c.problem, fill, verified.c.data(), reference);
+  const Verification verification = verifyResult(c.problem, fill, verified.c->asFloat().data(), reference);
   row.status = verification.status;
   row.max_error = verification.max_error;
   if (verification.status != VerifyStatus::Passed) {

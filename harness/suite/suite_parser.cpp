@@ -33,9 +33,9 @@ constexpr std::int64_t kMaxOperandBytes = std::int64_t{8} << 30;
 
 constexpr std::array<std::string_view, 4> kTopLevelKeys = {"suite", "description", "defaults",
                                                            "cases"};
-constexpr std::array<std::string_view, 4> kDefaultsKeys = {"kind", "dtype", "batch", "beta"};
-constexpr std::array<std::string_view, 9> kCaseKeys = {"id",    "kind",  "m",    "n",    "k",
-                                                       "shape", "batch", "beta", "dtype"};
+constexpr std::array<std::string_view, 5> kDefaultsKeys = {"kind", "dtype", "c_dtype", "batch", "beta"};
+constexpr std::array<std::string_view, 10> kCaseKeys = {"id",    "kind", "m",     "n",    "k",
+                                                        "shape", "batch", "beta", "dtype", "c_dtype"};
 // Extend together with DType: the error for an unknown dtype lists these.
 constexpr std::array<DType, 2> kAllDTypes = {DType::F32, DType::BF16};
 constexpr std::array<OpKind, 2> kAllKinds = {OpKind::Brgemm, OpKind::Gemm};
@@ -140,6 +140,7 @@ struct Setting {
 struct Defaults {
   std::optional<Setting<OpKind>> kind;
   std::optional<Setting<DType>> dtype;
+  std::optional<Setting<DType>> c_dtype;
   std::optional<Setting<std::int64_t>> batch;
   std::optional<Setting<bool>> accumulate;
 };
@@ -344,6 +345,9 @@ class SuiteParser {
     if (const auto it = entries.find("dtype"); it != entries.end()) {
       defaults.dtype = parseDTypeSetting(it->second, true);
     }
+    if (const auto it = entries.find("c_dtype"); it != entries.end()) {
+      defaults.c_dtype = parseDTypeSetting(it->second, true);
+    }
     if (const auto it = entries.find("batch"); it != entries.end()) {
       defaults.batch = parseBatch(it->second, true);
     }
@@ -390,6 +394,19 @@ class SuiteParser {
       problem.dtype = parseDTypeSetting(*entry, false).value;
     } else if (defaults.dtype) {
       problem.dtype = defaults.dtype->value;
+    }
+    std::optional<Setting<DType>> c_dtype = defaults.c_dtype;
+    if (const Entry* entry = find("c_dtype")) c_dtype = parseDTypeSetting(*entry, false);
+    if (c_dtype) {
+      problem.c_dtype = c_dtype->value;
+      // A bf16 C holds a sum of bf16 products; f32 operands keep an f32 C.
+      if (problem.c_dtype == DType::BF16 && problem.dtype != DType::BF16) {
+        const std::string setting = c_dtype->origin.from_defaults
+                                        ? fmt::format("c_dtype bf16 (from 'defaults', line {})", c_dtype->origin.line)
+                                        : std::string("c_dtype bf16");
+        fail(c_dtype->origin.from_defaults ? result.line : c_dtype->origin.line,
+             fmt::format("{} needs dtype bf16, but the case's dtype is {}", setting, toString(problem.dtype)));
+      }
     }
 
     parseSizes(entries, result.line, problem);
@@ -466,7 +483,7 @@ class SuiteParser {
     const std::int64_t element = bytesPerElement(problem.dtype);
     const std::int64_t a_bytes = problem.aElements() * element;
     const std::int64_t b_bytes = problem.bElements() * element;
-    const std::int64_t c_bytes = problem.cElements() * element;
+    const std::int64_t c_bytes = problem.cElements() * bytesPerElement(problem.c_dtype);
     const std::int64_t total = a_bytes + b_bytes + c_bytes;
     if (total > kMaxOperandBytes) {
       fail(case_line, fmt::format("operands need {} (A {}, B {}, C {}), above the limit of {}",

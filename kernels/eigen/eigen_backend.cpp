@@ -28,6 +28,10 @@ class EigenKernel final : public Kernel {
       info_.implementation += " on bf16 widened to f32";
       info_.packing = "A,B bf16 -> f32";
     }
+    if (problem.c_dtype == DType::BF16) {
+      info_.implementation += ", C in f32 rounded to bf16";
+      c_wide_.resize(static_cast<std::size_t>(problem.cElements()));
+    }
   }
 
   void pack() override {
@@ -40,8 +44,17 @@ class EigenKernel final : public Kernel {
     const bool wide = problem_.dtype == DType::BF16;
     const float* a = wide ? a_wide_.data() : operands_.aAs<float>();
     const float* b = wide ? b_wide_.data() : operands_.bAs<float>();
-    eigen::batchedProduct(a, b, operands_.c, problem_.m, problem_.n, problem_.k, problem_.batch,
+    if (problem_.c_dtype != DType::BF16) {
+      eigen::batchedProduct(a, b, operands_.cAs<float>(), problem_.m, problem_.n, problem_.k, problem_.batch,
+                            problem_.accumulate);
+      return;
+    }
+    // A bf16 C is widened (beta 1), accumulated in f32 and rounded once.
+    BFloat16* c = operands_.cAs<BFloat16>();
+    if (problem_.accumulate) toFloat(c, c_wide_.size(), c_wide_.data());
+    eigen::batchedProduct(a, b, c_wide_.data(), problem_.m, problem_.n, problem_.k, problem_.batch,
                           problem_.accumulate);
+    toBFloat16(c_wide_.data(), c_wide_.size(), c);
   }
 
   const KernelInfo& info() const override { return info_; }
@@ -55,6 +68,7 @@ class EigenKernel final : public Kernel {
   Problem problem_;
   Operands operands_;
   FloatBuffer a_wide_, b_wide_;  // bf16 problems: A and B as f32
+  FloatBuffer c_wide_;           // bf16 C: the f32 sum
   KernelInfo info_;
 };
 

@@ -91,7 +91,7 @@ class LibxsmmBrgemmKernel final : public Kernel {
     info_.implementation = fmt::format("libxsmm brgemm ({})", target);
   }
 
-  void compute() override { kernel_(operands_.bAs<float>(), operands_.aAs<float>(), operands_.c, &batch_); }
+  void compute() override { kernel_(operands_.bAs<float>(), operands_.aAs<float>(), operands_.cAs<float>(), &batch_); }
   const KernelInfo& info() const override { return info_; }
 
  private:
@@ -121,7 +121,7 @@ class LibxsmmGemmKernel final : public Kernel {
     });
   }
 
-  void unpack() override { blocked_.unpack(operands_.c); }
+  void unpack() override { blocked_.unpack(operands_.cAs<float>()); }
   const KernelInfo& info() const override { return info_; }
 
  private:
@@ -145,6 +145,7 @@ class LibxsmmBackend final : public Backend {
       return "libxsmm needs M, N, K and batch of at least 1";
     if (problem.dtype != DType::F32 && problem.dtype != DType::BF16)
       return fmt::format("libxsmm: {} is not supported yet", toString(problem.dtype));
+    if (problem.c_dtype != DType::F32) return "libxsmm: a bf16 C is not supported yet";
     if (config_.threads != 1)
       return fmt::format("libxsmm kernels run single-threaded ({} threads requested)",
                          config_.threads);

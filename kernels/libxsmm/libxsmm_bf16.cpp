@@ -84,7 +84,7 @@ class Bf16BrgemmKernel final : public Kernel {
 
   void compute() override {
     const BFloat16* a = a_padded_.empty() ? operands_.aAs<BFloat16>() : a_padded_.data();
-    kernel_(words(b_vnni_.data()), words(a), operands_.c, &batch_);
+    kernel_(words(b_vnni_.data()), words(a), operands_.cAs<float>(), &batch_);
   }
 
   const KernelInfo& info() const override { return info_; }
@@ -119,7 +119,7 @@ class Bf16GemmKernel final : public Kernel {
     });
   }
 
-  void unpack() override { blocked_.unpack(operands_.c); }
+  void unpack() override { blocked_.unpack(operands_.cAs<float>()); }
   const KernelInfo& info() const override { return info_; }
 
  private:

@@ -34,7 +34,7 @@ class BrgemmKernel final : public Kernel {
  public:
   BrgemmKernel(std::shared_ptr<CompiledKernel> compiled, Operands operands, KernelInfo info)
       : compiled_(std::move(compiled)), operands_(operands), info_(std::move(info)) {}
-  void compute() override { compiled_->function()(operands_.a, operands_.b, operands_.c); }
+  void compute() override { compiled_->function()(operands_.a, operands_.b, operands_.cAs<float>()); }
   const KernelInfo& info() const override { return info_; }
 
  private:
@@ -72,15 +72,15 @@ class Bf16BrgemmKernel final : public Kernel {
   void compute() override {
     const void* a = problem_.k % 2 != 0 ? static_cast<const void*>(a_pairs_.data()) : operands_.a;
     if (n_ == problem_.n) {
-      compiled_->function()(a, b_vnni_.data(), operands_.c);
+      compiled_->function()(a, b_vnni_.data(), operands_.cAs<float>());
       return;
     }
     if (problem_.accumulate)
       for (std::int64_t i = 0; i < problem_.m; ++i)
-        std::copy(operands_.c + i * problem_.n, operands_.c + (i + 1) * problem_.n, c_padded_.data() + i * n_);
+        std::copy(operands_.cAs<float>() + i * problem_.n, operands_.cAs<float>() + (i + 1) * problem_.n, c_padded_.data() + i * n_);
     compiled_->function()(a, b_vnni_.data(), c_padded_.data());
     for (std::int64_t i = 0; i < problem_.m; ++i)
-      std::copy(c_padded_.data() + i * n_, c_padded_.data() + i * n_ + problem_.n, operands_.c + i * problem_.n);
+      std::copy(c_padded_.data() + i * n_, c_padded_.data() + i * n_ + problem_.n, operands_.cAs<float>() + i * problem_.n);
   }
   const KernelInfo& info() const override { return info_; }
 
@@ -103,7 +103,7 @@ class GemmKernel final : public Kernel {
       : compiled_(std::move(compiled)), gemm_(std::move(gemm)), operands_(operands), info_(std::move(info)) {}
   void pack() override { gemm_.pack(operands_.aAs<Element>(), operands_.bAs<Element>()); }
   void compute() override { gemm_.compute(compiled_->function()); }
-  void unpack() override { gemm_.unpack(operands_.c); }
+  void unpack() override { gemm_.unpack(operands_.cAs<float>()); }
   const KernelInfo& info() const override { return info_; }
 
  private:
@@ -125,6 +125,7 @@ class MlirBackend final : public Backend {
   std::string version() const override { return "MLIR " LLVM_VERSION_STRING; }
 
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
+    if (problem.c_dtype != DType::F32) return "mlir: a bf16 C is not supported yet";
     const Schedule* schedule = nullptr;
     try {
       schedule = &mlir_backend::selectSchedule(config_.isa, problem.dtype, config_.mlir_schedule);

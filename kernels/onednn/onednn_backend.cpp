@@ -207,6 +207,7 @@ class OnednnBackend final : public Backend {
       return "oneDNN needs M, N, K and batch of at least 1";
     if (problem.dtype != DType::F32 && problem.dtype != DType::BF16)
       return fmt::format("oneDNN: {} is not supported yet", toString(problem.dtype));
+    if (problem.c_dtype != DType::F32) return "oneDNN: a bf16 C is not supported yet";
     if (problem.kind == OpKind::Gemm && problem.batch != 1) return "oneDNN gemm needs batch 1";
     if (config_.threads < 1) return "oneDNN needs at least 1 thread";
     if (!kThreadsSettable && config_.threads != 1)

@@ -74,7 +74,7 @@ TEST(Cli, RunWritesVerifiedRowsAsCsvAndJson) {
 
   const std::vector<std::string> lines = readLines(csv);
   ASSERT_EQ(lines.size(), 7u);  // header + 3 cases x 2 backends
-  EXPECT_EQ(lines[0].rfind("suite,case,kind,dtype,m,n,k,batch", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[0].rfind("suite,case,kind,dtype,c_dtype,m,n,k,batch", 0), 0u) << lines[0];
   for (std::size_t i = 1; i < lines.size(); ++i) EXPECT_NE(lines[i].find(",passed,"), std::string::npos) << lines[i];
 
   const nlohmann::json report = readReport(json);

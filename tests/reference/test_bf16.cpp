@@ -163,5 +163,37 @@ TEST(BFloat16, BufferIsCacheLineAligned) {
   EXPECT_EQ(buffer[2].bits, 0);  // value-initialised: +0
 }
 
+TEST(BFloat16, RoundingADoubleRoundsOnce) {
+  // 1 + 2^-8 is a tie between 1 and 1 + 2^-7: even wins.
+  EXPECT_EQ(roundToBFloat16(1.0 + 0x1p-8).bits, 0x3f80);
+  // Just above the tie rounds up, although rounding through float would first
+  // lose the tiny excess and then see a tie that rounds down.
+  EXPECT_EQ(roundToBFloat16(1.0 + 0x1p-8 + 0x1p-40).bits, 0x3f81);
+  EXPECT_EQ(toBFloat16(static_cast<float>(1.0 + 0x1p-8 + 0x1p-40)).bits, 0x3f80);
+  EXPECT_EQ(roundToBFloat16(-3.0).bits, toBFloat16(-3.0f).bits);
+  EXPECT_EQ(roundToBFloat16(0.0).bits, 0x0000);
+  EXPECT_EQ(roundToBFloat16(-0.0).bits, 0x8000);
+}
+
+TEST(BFloat16, RoundingADoubleHandlesTheRangeEnds) {
+  EXPECT_EQ(roundToBFloat16(1e39).bits, 0x7f80);                   // past the largest bf16: inf
+  EXPECT_EQ(roundToBFloat16(-1e39).bits, 0xff80);
+  EXPECT_EQ(roundToBFloat16(3.3895313892515355e38).bits, 0x7f7f);  // the largest bf16 itself
+  EXPECT_EQ(roundToBFloat16(0x1p-133).bits, 0x0001);              // the smallest denormal
+  EXPECT_EQ(roundToBFloat16(0x1p-135).bits, 0x0000);              // below half of it: zero
+  EXPECT_EQ(roundToBFloat16(std::numeric_limits<double>::infinity()).bits, 0x7f80);
+  EXPECT_TRUE(std::isnan(toFloat(roundToBFloat16(std::numeric_limits<double>::quiet_NaN()))));
+}
+
+TEST(BFloat16, RoundingADoubleAgreesWithFloatRoundingOnFloats) {
+  std::uint64_t state = 7;
+  for (int i = 0; i < 100000; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const float value = std::bit_cast<float>(static_cast<std::uint32_t>(state >> 32));
+    if (std::isnan(value)) continue;
+    ASSERT_EQ(roundToBFloat16(double(value)).bits, toBFloat16(value).bits) << value;
+  }
+}
+
 }  // namespace
 }  // namespace nkbench

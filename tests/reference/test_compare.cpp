@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "naive_gemm.h"
+#include "reference/bf16.h"
 #include "reference/compare.h"
 
 namespace nkbench {
@@ -137,6 +139,53 @@ TEST(Compare, MistrustsAnAllZeroProblem) {
   const ReferenceResult reference = referenceGemm(p, zeros.data(), zeros.data(), zeros.data());
   for (FillMode mode : {FillMode::ExactInteger, FillMode::Random})
     EXPECT_EQ(verifyResult(p, mode, zeros.data(), reference).status, VerifyStatus::Mistrusted);
+}
+
+// A bf16 C as a kernel writes it: the f32 sum rounded once, read back as floats.
+FloatBuffer roundedToBf16(FloatBuffer values) {
+  for (float& value : values) value = toFloat(toBFloat16(value));
+  return values;
+}
+
+Problem bf16Problem(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch, bool accumulate) {
+  Problem p = makeProblem(m, n, k, batch, accumulate);
+  p.dtype = DType::BF16;
+  p.c_dtype = DType::BF16;
+  return p;
+}
+
+TEST(CompareBf16C, ExactFillWantsTheCorrectlyRoundedSum) {
+  // 64 x 32 products of magnitude up to 64: sums well past bf16's 8-bit integers.
+  const Case test(bf16Problem(8, 16, 64, 32, true), FillMode::ExactInteger);
+  const FloatBuffer sum = test.kernel(ReductionOrder::Forward);
+  const FloatBuffer rounded = roundedToBf16(sum);
+  ASSERT_NE(sum, rounded);  // some sums really need rounding
+  const Verification pass = test.verify(rounded);
+  EXPECT_EQ(pass.status, VerifyStatus::Passed) << pass.detail;
+  EXPECT_EQ(pass.max_error, 0.0);
+  // The unrounded f32 sum is not what a bf16 C can hold.
+  EXPECT_EQ(test.verify(sum).status, VerifyStatus::Failed);
+}
+
+TEST(CompareBf16C, ExactFillFlagsAnOffByOneUlpRounding) {
+  const Case test(bf16Problem(8, 16, 64, 32, false), FillMode::ExactInteger);
+  FloatBuffer got = roundedToBf16(test.kernel(ReductionOrder::Forward));
+  std::size_t at = 0;
+  while (std::abs(got[at]) < 512.0f) ++at;  // an output whose bf16 ulp is above 1
+  got[at] = toFloat(BFloat16{static_cast<std::uint16_t>(toBFloat16(got[at]).bits + 1)});
+  const Verification result = test.verify(got);
+  EXPECT_EQ(result.status, VerifyStatus::Failed);
+  EXPECT_EQ(result.mismatches, 1);
+}
+
+TEST(CompareBf16C, RandomFillAllowsTheFinalRoundingOnly) {
+  const Case test(bf16Problem(16, 16, 128, 8, true), FillMode::Random);
+  const FloatBuffer rounded = roundedToBf16(test.kernel(ReductionOrder::Backward));
+  const Verification pass = test.verify(rounded);
+  EXPECT_EQ(pass.status, VerifyStatus::Passed) << pass.detail;
+  FloatBuffer wrong = rounded;
+  wrong[5] += 0.05f * std::max(1.0f, std::abs(wrong[5]));  // a few bf16 ulps off
+  EXPECT_EQ(test.verify(wrong).status, VerifyStatus::Failed);
 }
 
 TEST(Compare, ToleranceGrowsWithTheReduction) {

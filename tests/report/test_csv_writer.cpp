@@ -74,7 +74,7 @@ std::string field(const Record& record, std::string_view column) {
 
 TEST(CsvWriter, HeaderHasTheDocumentedColumnsInOrder) {
   const Record expected = {
-      "suite", "case", "kind", "dtype", "m", "n", "k", "batch", "beta",
+      "suite", "case", "kind", "dtype", "c_dtype", "m", "n", "k", "batch", "beta",
       "isa", "backend", "threads",
       "register_block", "implementation", "nanokernel",
       "repetitions", "median_gflops", "best_gflops", "median_ms", "best_ms", "stddev_ms",
@@ -118,6 +118,7 @@ TEST(CsvWriter, FormatsNumbers) {
   EXPECT_EQ(field(record, "case"), "brgemm-8x32x16-b2");
   EXPECT_EQ(field(record, "kind"), "brgemm");
   EXPECT_EQ(field(record, "dtype"), "f32");
+  EXPECT_EQ(field(record, "c_dtype"), "f32");
   EXPECT_EQ(field(record, "m"), "8");
   EXPECT_EQ(field(record, "n"), "32");
   EXPECT_EQ(field(record, "k"), "16");

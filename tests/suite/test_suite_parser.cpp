@@ -91,6 +91,24 @@ TEST(SuiteParser, AcceptsBf16Cases) {
   EXPECT_EQ(suite.cases.at(0).problem.dtype, DType::BF16);
 }
 
+TEST(SuiteParser, CDtypeIsF32UnlessABf16CaseAsksForBf16) {
+  const Suite suite = parseSuite(R"(suite: s
+defaults:
+  dtype: bf16
+  c_dtype: bf16
+cases:
+  - {id: a, kind: brgemm, shape: [8, 32, 32]}
+  - {id: b, kind: brgemm, shape: [8, 32, 32], c_dtype: f32}
+  - {id: c, kind: brgemm, shape: [8, 32, 32], dtype: f32, c_dtype: f32}
+)",
+                                 "t.yaml");
+  EXPECT_EQ(suite.cases.at(0).problem.c_dtype, DType::BF16);
+  EXPECT_EQ(suite.cases.at(1).problem.c_dtype, DType::F32);
+  EXPECT_EQ(suite.cases.at(2).problem.c_dtype, DType::F32);
+  EXPECT_EQ(parseSuite(oneCase("    kind: brgemm\n    shape: [1, 2, 3]\n"), "t.yaml").cases.at(0).problem.c_dtype,
+            DType::F32);
+}
+
 TEST(SuiteParser, DefaultsMayGiveKindAndBatch) {
   const Suite suite = parseSuite(R"(suite: s
 defaults: {kind: brgemm, batch: 8}
@@ -192,7 +210,7 @@ TEST(SuiteErrors, UnknownKeys) {
   expectError("suite: s\ncase:\n  - {id: a}\n", 2,
               {"unknown key 'case'", "did you mean 'cases'", "allowed keys: suite, description"});
   expectError("suite: s\ndefaults:\n  m: 3\ncases: []\n", 3,
-              {"defaults", "unknown key 'm'", "allowed keys: kind, dtype, batch, beta"});
+              {"defaults", "unknown key 'm'", "allowed keys: kind, dtype, c_dtype, batch, beta"});
   expectError(oneCase("    kind: gemm\n    shape: [1, 1, 1]\n    bta: 1\n"), 6,
               {"case 'c'", "unknown key 'bta'", "did you mean 'beta'", "allowed keys: id, kind"});
 }
@@ -232,6 +250,20 @@ TEST(SuiteErrors, UnknownKindAndDtype) {
               {"unknown kind 'conv'", "brgemm, gemm"});
   expectError(oneCase("    kind: gemm\n    shape: [1, 1, 1]\n    dtype: f64\n"), 6,
               {"unknown dtype 'f64'", "f32"});
+}
+
+TEST(SuiteErrors, Bf16CNeedsBf16Operands) {
+  expectError(oneCase("    kind: brgemm\n    shape: [1, 1, 1]\n    c_dtype: bf16\n"), 6,
+              {"c_dtype bf16 needs dtype bf16", "dtype is f32"});
+  expectError(R"(suite: s
+defaults:
+  c_dtype: bf16
+cases:
+  - {id: a, kind: brgemm, shape: [8, 32, 32]}
+)",
+              5, {"case 'a'", "c_dtype bf16 (from 'defaults', line 3) needs dtype bf16"});
+  expectError(oneCase("    kind: brgemm\n    shape: [1, 1, 1]\n    c_dtype: f16\n"), 6,
+              {"unknown dtype 'f16'"});
 }
 
 TEST(SuiteErrors, ShapeRules) {
