@@ -71,8 +71,9 @@ template void packABlocked(const BFloat16*, std::int64_t, std::int64_t, const Ge
 template void packBBlocked(const float*, std::int64_t, std::int64_t, const GemmBlocking&, FloatBuffer&);
 template void packBBlocked(const BFloat16*, std::int64_t, std::int64_t, const GemmBlocking&, BFloat16Buffer&);
 
-void unpackCBlocked(const FloatBuffer& blocked, std::int64_t m, std::int64_t n,
-                    const GemmBlocking& blocking, float* c) {
+template <class T>
+void unpackCBlocked(const AlignedBuffer<T>& blocked, std::int64_t m, std::int64_t n,
+                    const GemmBlocking& blocking, T* c) {
   checkBlocking(blocking);
   const std::int64_t mb = blockCount(m, blocking.bm);
   const std::int64_t nb = blockCount(n, blocking.bn);
@@ -84,13 +85,16 @@ void unpackCBlocked(const FloatBuffer& blocked, std::int64_t m, std::int64_t n,
     const std::int64_t rows = std::min(blocking.bm, m - i * blocking.bm);
     for (std::int64_t j = 0; j < nb; ++j) {
       const std::int64_t cols = std::min(blocking.bn, n - j * blocking.bn);
-      const float* source = blocked.data() + (i * nb + j) * tile;
+      const T* source = blocked.data() + (i * nb + j) * tile;
       for (std::int64_t r = 0; r < rows; ++r) {
-        const float* row = source + r * blocking.bn;
+        const T* row = source + r * blocking.bn;
         std::copy(row, row + cols, c + (i * blocking.bm + r) * n + j * blocking.bn);
       }
     }
   }
 }
+
+template void unpackCBlocked(const FloatBuffer&, std::int64_t, std::int64_t, const GemmBlocking&, float*);
+template void unpackCBlocked(const BFloat16Buffer&, std::int64_t, std::int64_t, const GemmBlocking&, BFloat16*);
 
 }  // namespace nkbench

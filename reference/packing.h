@@ -28,7 +28,9 @@ template <class T>
 void packBBlocked(const T* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
                   AlignedBuffer<T>& packed);
 // C blocked [Mb][Nb][bm][bn] -> C (M x N row-major), dropping the padding.
-void unpackCBlocked(const FloatBuffer& blocked, std::int64_t m, std::int64_t n,
-                    const GemmBlocking& blocking, float* c);
+// T: float or BFloat16.
+template <class T>
+void unpackCBlocked(const AlignedBuffer<T>& blocked, std::int64_t m, std::int64_t n,
+                    const GemmBlocking& blocking, T* c);
 
 }  // namespace nkbench

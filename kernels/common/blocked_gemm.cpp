@@ -4,6 +4,8 @@
 #include <string>
 #include <type_traits>
 
+#include <fmt/format.h>
+
 #include "harness/core/error.h"
 #include "reference/vnni_packing.h"
 
@@ -63,6 +65,7 @@ Problem blockProblemOf(const Problem& gemm, const GemmBlocking& blocking) {
   Problem block;
   block.kind = OpKind::Brgemm;
   block.dtype = gemm.dtype;
+  block.c_dtype = gemm.c_dtype;
   block.m = blocking.bm;
   block.n = blocking.bn;
   block.k = blocking.bk;
@@ -71,8 +74,9 @@ Problem blockProblemOf(const Problem& gemm, const GemmBlocking& blocking) {
   return block;
 }
 
-template <class Element>
-BlockedGemmOf<Element>::BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking, BLayout b_layout)
+template <class Element, class CElement>
+BlockedGemmOf<Element, CElement>::BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking,
+                                                BLayout b_layout)
     : problem_(problem),
       blocking_(blocking),
       b_layout_(b_layout),
@@ -80,26 +84,29 @@ BlockedGemmOf<Element>::BlockedGemmOf(const Problem& problem, const GemmBlocking
       nb_(blockCount(problem.n, blocking.bn)),
       kb_(blockCount(problem.k, blocking.bk)) {
   constexpr DType dtype = dtypeOf<Element>();
-  if (problem.dtype != dtype || problem.kind != OpKind::Gemm || problem.batch != 1 || problem.accumulate)
-    throw Error(std::string("blocked GEMM needs a ") + std::string(toString(dtype)) +
-                " gemm problem with batch 1 and beta 0: " + problem.describe());
+  constexpr DType c_dtype = dtypeOf<CElement>();
+  if (problem.dtype != dtype || problem.c_dtype != c_dtype || problem.kind != OpKind::Gemm || problem.batch != 1 ||
+      problem.accumulate)
+    throw Error(fmt::format("blocked GEMM needs a {} gemm problem with a {} C, batch 1 and beta 0: {}",
+                            toString(dtype), toString(c_dtype), problem.describe()));
   if (b_layout == BLayout::VnniPairs && blocking.bk % kVnniPairBf16 != 0)
     throw Error("bf16 blocked GEMM needs an even K block, not " + std::to_string(blocking.bk));
-  blocked_c_.assign(static_cast<std::size_t>(mb_ * nb_ * blocking.bm * blocking.bn), 0.0f);
+  blocked_c_.assign(static_cast<std::size_t>(mb_ * nb_ * blocking.bm * blocking.bn), CElement{});
 }
 
-template <class Element>
-void BlockedGemmOf<Element>::pack(const Element* a, const Element* b) {
+template <class Element, class CElement>
+void BlockedGemmOf<Element, CElement>::pack(const Element* a, const Element* b) {
   packABlocked(a, problem_.m, problem_.k, blocking_, packed_a_);
   packBBlockedAny(b, problem_.k, problem_.n, blocking_, b_layout_, packed_b_);
 }
 
-template <class Element>
-void BlockedGemmOf<Element>::unpack(float* c) const {
+template <class Element, class CElement>
+void BlockedGemmOf<Element, CElement>::unpack(CElement* c) const {
   unpackCBlocked(blocked_c_, problem_.m, problem_.n, blocking_, c);
 }
 
 template class BlockedGemmOf<float>;
 template class BlockedGemmOf<BFloat16>;
+template class BlockedGemmOf<BFloat16, BFloat16>;
 
 }  // namespace nkbench

@@ -4,7 +4,8 @@
 // sees a remainder; the padding is dropped when C is unpacked. For bf16, each B
 // block is in VNNI pairs ([bk/2][bn][2], as the dot-product instructions read it)
 // and bk is even, so K blocks never split a pair (or, for the widening kernels,
-// plain); C is f32 either way.
+// plain). C blocks are f32, or bf16 for a bf16 C (CElement): each block call
+// writes its final C block.
 #pragma once
 
 #include <cstdint>
@@ -33,19 +34,19 @@ Problem blockProblemOf(const Problem& gemm, const GemmBlocking& blocking);
 // ([bk/2][bn][2]) for the bf16 dot-product instructions.
 enum class BLayout { Plain, VnniPairs };
 
-// Element: float for f32 problems, BFloat16 for bf16 ones.
-template <class Element>
+// Element: float for f32 problems, BFloat16 for bf16 ones; CElement: C's type.
+template <class Element, class CElement = float>
 class BlockedGemmOf {
  public:
-  // Throws Error unless `problem` is a gemm of Element's dtype with batch 1 and beta 0
-  // (and, for VNNI pairs, an even bk). f32 B is always plain.
+  // Throws Error unless `problem` is a gemm of Element's dtype and CElement's c_dtype,
+  // with batch 1 and beta 0 (and, for VNNI pairs, an even bk). f32 B is always plain.
   BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking, BLayout b_layout = BLayout::Plain);
 
   void pack(const Element* a, const Element* b);
-  void unpack(float* c) const;
+  void unpack(CElement* c) const;
 
   // Calls block_kernel(a_blocks, b_blocks, c_block) once per C block; the kernel
-  // computes c_block = sum over kBlocks() of A block * B block (beta 0).
+  // computes c_block = sum over kBlocks() of A block * B block (beta 0), in CElement.
   template <class BlockKernel>
   void compute(BlockKernel&& block_kernel) {
     const std::int64_t a_panel = kb_ * blocking_.bm * blocking_.bk;
@@ -68,12 +69,14 @@ class BlockedGemmOf {
   BLayout b_layout_;
   std::int64_t mb_, nb_, kb_;
   Buffer packed_a_, packed_b_;
-  FloatBuffer blocked_c_;
+  AlignedBuffer<CElement> blocked_c_;
 };
 
 extern template class BlockedGemmOf<float>;
 extern template class BlockedGemmOf<BFloat16>;
+extern template class BlockedGemmOf<BFloat16, BFloat16>;
 using BlockedGemm = BlockedGemmOf<float>;
 using Bf16BlockedGemm = BlockedGemmOf<BFloat16>;
+using Bf16BlockedGemmBf16C = BlockedGemmOf<BFloat16, BFloat16>;
 
 }  // namespace nkbench
