@@ -20,6 +20,7 @@
 #include "harness/run/run_metadata.h"
 #include "kernels/registry.h"
 #include "reference/bf16.h"
+#include "reference/c_operand.h"
 #include "reference/compare.h"
 #include "reference/reference_gemm.h"
 
@@ -63,38 +64,10 @@ double measurePackMs(Kernel& kernel) {
   return ms[1];
 }
 
-// The C operand a kernel is bound to, in the problem's C type.
-class OutputBuffer {
- public:
-  // beta 0 must overwrite C: it starts as NaN, so that an unwritten element cannot pass.
-  OutputBuffer(const Problem& problem, const ProblemData& data) {
-    const FloatBuffer initial =
-        problem.accumulate ? data.c_init : FloatBuffer(data.c_init.size(), std::numeric_limits<float>::quiet_NaN());
-    if (problem.c_dtype == DType::BF16) {
-      bf16_.resize(initial.size());
-      toBFloat16(initial.data(), initial.size(), bf16_.data());
-    } else {
-      f32_ = initial;
-    }
-  }
-  void* data() { return bf16_.empty() ? static_cast<void*>(f32_.data()) : static_cast<void*>(bf16_.data()); }
-  // The values as floats (exact for bf16), for verification.
-  FloatBuffer asFloat() const {
-    if (bf16_.empty()) return f32_;
-    FloatBuffer values(bf16_.size());
-    toFloat(bf16_.data(), bf16_.size(), values.data());
-    return values;
-  }
-
- private:
-  FloatBuffer f32_;
-  BFloat16Buffer bf16_;
-};
-
 // A kernel that passed verification, waiting for its turn to be timed.
 struct VerifiedKernel {
   std::size_t row = 0;  // its row among the case's rows
-  std::unique_ptr<OutputBuffer> c;  // the C operand the kernel was bound to (stable address)
+  std::unique_ptr<COperand> c;  // the C operand the kernel was bound to (stable address)
   std::unique_ptr<Kernel> kernel;
 };
 
@@ -132,7 +105,7 @@ std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase
     return std::nullopt;
   }
   VerifiedKernel verified;
-  verified.c = std::make_unique<OutputBuffer>(c.problem, data);
+  verified.c = std::make_unique<COperand>(c.problem, data);
   const auto compile_start = Clock::now();
   verified.kernel = backend.prepare(c.problem, {inputs.a, inputs.b, verified.c->data()});
   row.compile_ms = elapsedMs(compile_start);

@@ -145,7 +145,7 @@ class LibxsmmBackend final : public Backend {
       return "libxsmm needs M, N, K and batch of at least 1";
     if (problem.dtype != DType::F32 && problem.dtype != DType::BF16)
       return fmt::format("libxsmm: {} is not supported yet", toString(problem.dtype));
-    if (problem.c_dtype != DType::F32) return "libxsmm: a bf16 C is not supported yet";
+    if (problem.c_dtype == DType::BF16 && problem.dtype != DType::BF16) return "libxsmm: a bf16 C needs bf16 A and B";
     if (config_.threads != 1)
       return fmt::format("libxsmm kernels run single-threaded ({} threads requested)",
                          config_.threads);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "harness/core/error.h"
 #include "kernels/common/blocked_gemm.h"
@@ -13,12 +14,27 @@
 namespace nkbench::libxsmm {
 namespace {
 
-using Bf16Brgemm = libxsmm_bsmmfunction_reducebatch_strd;
+static_assert(sizeof(BFloat16) == sizeof(libxsmm_bfloat16));
+const libxsmm_bfloat16* words(const BFloat16* values) { return reinterpret_cast<const libxsmm_bfloat16*>(values); }
+libxsmm_bfloat16* words(BFloat16* values) { return reinterpret_cast<libxsmm_bfloat16*>(values); }
+float* words(float* values) { return values; }
 
-const libxsmm_bfloat16* words(const BFloat16* values) {
-  static_assert(sizeof(BFloat16) == sizeof(libxsmm_bfloat16));
-  return reinterpret_cast<const libxsmm_bfloat16*>(values);
-}
+// libxsmm's bf16 BRGEMM by C type: f32 C ("bsmm"), or bf16 C ("bmm"), which it
+// sums in f32 and rounds once when storing.
+template <class CElement>
+struct Bf16BrgemmFor;
+template <>
+struct Bf16BrgemmFor<float> {
+  using Function = libxsmm_bsmmfunction_reducebatch_strd;
+  static constexpr auto dispatch = &libxsmm_bsmmdispatch_reducebatch_strd;
+};
+template <>
+struct Bf16BrgemmFor<BFloat16> {
+  using Function = libxsmm_bmmfunction_reducebatch_strd;
+  static constexpr auto dispatch = &libxsmm_bmmdispatch_reducebatch_strd;
+};
+template <class CElement>
+using Bf16Brgemm = typename Bf16BrgemmFor<CElement>::Function;
 
 // The same problem with K rounded up to even: A gains a zero column, B a zero row.
 Problem withVnniK(Problem problem) {
@@ -39,7 +55,8 @@ Problem kernelProblem(const Problem& problem) {
 // Row-major C = sum_b A_b * B_b as libxsmm's column-major C^T = sum_b B_b^T * A_b^T:
 // libxsmm's A is our B, in VNNI pairs [K/2][N][2] (LIBXSMM_GEMM_FLAG_VNNI_A), and its m
 // is our n. K must be even. Batch strides are in bytes. NULL when libxsmm has no kernel.
-Bf16Brgemm dispatchRowMajorBf16(const Problem& problem) {
+template <class CElement>
+Bf16Brgemm<CElement> dispatchRowMajorBf16(const Problem& problem) {
   const auto m = static_cast<libxsmm_blasint>(problem.n);
   const auto n = static_cast<libxsmm_blasint>(problem.m);
   const auto k = static_cast<libxsmm_blasint>(problem.k);
@@ -50,26 +67,39 @@ Bf16Brgemm dispatchRowMajorBf16(const Problem& problem) {
   const float alpha = 1.0f;
   const float beta = problem.accumulate ? 1.0f : 0.0f;
   const int flags = LIBXSMM_GEMM_FLAG_VNNI_A;
-  return libxsmm_bsmmdispatch_reducebatch_strd(m, n, k, stride_a, stride_b, &lda, &ldb, &ldc,
-                                               &alpha, &beta, &flags, nullptr);
+  return Bf16BrgemmFor<CElement>::dispatch(m, n, k, stride_a, stride_b, &lda, &ldb, &ldc, &alpha, &beta, &flags,
+                                           nullptr);
 }
 
-Bf16Brgemm dispatchOrThrow(const Problem& problem, const std::string& target) {
-  const Bf16Brgemm kernel = dispatchRowMajorBf16(problem);
+bool canDispatch(const Problem& problem) {
+  return problem.c_dtype == DType::BF16 ? dispatchRowMajorBf16<BFloat16>(problem) != nullptr
+                                        : dispatchRowMajorBf16<float>(problem) != nullptr;
+}
+
+template <class CElement>
+Bf16Brgemm<CElement> dispatchOrThrow(const Problem& problem, const std::string& target) {
+  const Bf16Brgemm<CElement> kernel = dispatchRowMajorBf16<CElement>(problem);
   if (kernel == nullptr)
     throw Error(
         fmt::format("libxsmm ({}) returned no bf16 kernel for {}", target, problem.describe()));
   return kernel;
 }
 
+// How a kernel's description names its C type: nothing for f32.
+template <class CElement>
+constexpr const char* cSuffix() {
+  return std::is_same_v<CElement, BFloat16> ? ", bf16 C" : "";
+}
+
+template <class CElement>
 class Bf16BrgemmKernel final : public Kernel {
  public:
   Bf16BrgemmKernel(const Problem& problem, const Operands& operands, const std::string& target)
       : problem_(problem),
         operands_(operands),
         batch_(static_cast<unsigned long long>(problem.batch)),
-        kernel_(dispatchOrThrow(withVnniK(problem), target)) {
-    info_.implementation = fmt::format("libxsmm bf16 brgemm ({})", target);
+        kernel_(dispatchOrThrow<CElement>(withVnniK(problem), target)) {
+    info_.implementation = fmt::format("libxsmm bf16 brgemm ({}){}", target, cSuffix<CElement>());
     info_.packing = problem.k % kVnniPairBf16 == 0 ? "B -> VNNI [K/2][N][2]"
                                                    : "B -> VNNI [K/2][N][2], A -> even K";
   }
@@ -84,7 +114,7 @@ class Bf16BrgemmKernel final : public Kernel {
 
   void compute() override {
     const BFloat16* a = a_padded_.empty() ? operands_.aAs<BFloat16>() : a_padded_.data();
-    kernel_(words(b_vnni_.data()), words(a), operands_.cAs<float>(), &batch_);
+    kernel_(words(b_vnni_.data()), words(a), words(operands_.cAs<CElement>()), &batch_);
   }
 
   const KernelInfo& info() const override { return info_; }
@@ -93,20 +123,21 @@ class Bf16BrgemmKernel final : public Kernel {
   Problem problem_;
   Operands operands_;
   unsigned long long batch_;
-  Bf16Brgemm kernel_;
+  Bf16Brgemm<CElement> kernel_;
   BFloat16Buffer b_vnni_, a_padded_;
   KernelInfo info_;
 };
 
+template <class CElement>
 class Bf16GemmKernel final : public Kernel {
  public:
   Bf16GemmKernel(const Problem& problem, const Operands& operands, const std::string& target)
       : operands_(operands),
         blocked_(problem, gemmBlocking(problem), BLayout::VnniPairs),
         k_blocks_(static_cast<unsigned long long>(blocked_.kBlocks())),
-        block_kernel_(dispatchOrThrow(blocked_.blockProblem(), target)) {
+        block_kernel_(dispatchOrThrow<CElement>(blocked_.blockProblem(), target)) {
     const GemmBlocking& blocking = blocked_.blocking();
-    info_.implementation = fmt::format("libxsmm bf16 brgemm ({}) per C block", target);
+    info_.implementation = fmt::format("libxsmm bf16 brgemm ({}){} per C block", target, cSuffix<CElement>());
     info_.packing = fmt::format("A,B,C -> {}x{}x{} blocks, B in VNNI pairs", blocking.bm,
                                 blocking.bn, blocking.bk);
   }
@@ -114,21 +145,27 @@ class Bf16GemmKernel final : public Kernel {
   void pack() override { blocked_.pack(operands_.aAs<BFloat16>(), operands_.bAs<BFloat16>()); }
 
   void compute() override {
-    blocked_.compute([this](const BFloat16* a_blocks, const BFloat16* b_blocks, float* c_block) {
-      block_kernel_(words(b_blocks), words(a_blocks), c_block, &k_blocks_);
+    blocked_.compute([this](const BFloat16* a_blocks, const BFloat16* b_blocks, CElement* c_block) {
+      block_kernel_(words(b_blocks), words(a_blocks), words(c_block), &k_blocks_);
     });
   }
 
-  void unpack() override { blocked_.unpack(operands_.cAs<float>()); }
+  void unpack() override { blocked_.unpack(operands_.cAs<CElement>()); }
   const KernelInfo& info() const override { return info_; }
 
  private:
   Operands operands_;
-  Bf16BlockedGemm blocked_;
+  BlockedGemmOf<BFloat16, CElement> blocked_;
   unsigned long long k_blocks_;
-  Bf16Brgemm block_kernel_;
+  Bf16Brgemm<CElement> block_kernel_;
   KernelInfo info_;
 };
+
+template <class CElement>
+std::unique_ptr<Kernel> makeBf16KernelFor(const Problem& problem, const Operands& operands, const std::string& target) {
+  if (problem.kind == OpKind::Gemm) return std::make_unique<Bf16GemmKernel<CElement>>(problem, operands, target);
+  return std::make_unique<Bf16BrgemmKernel<CElement>>(problem, operands, target);
+}
 
 }  // namespace
 
@@ -139,16 +176,15 @@ std::optional<std::string> bf16Unsupported(const Problem& problem, const std::st
   if (largest_stride_bytes > std::numeric_limits<libxsmm_blasint>::max())
     return "libxsmm batch strides overflow its 32-bit integers for " + problem.describe();
   // Dispatching is the only way to ask; the kernel is cached for prepare().
-  if (dispatchRowMajorBf16(kernel) == nullptr)
+  if (!canDispatch(kernel))
     return fmt::format("libxsmm ({}) has no bf16 kernel for {}", target, problem.describe());
   return std::nullopt;
 }
 
 std::unique_ptr<Kernel> makeBf16Kernel(const Problem& problem, const Operands& operands,
                                        const std::string& target) {
-  if (problem.kind == OpKind::Gemm)
-    return std::make_unique<Bf16GemmKernel>(problem, operands, target);
-  return std::make_unique<Bf16BrgemmKernel>(problem, operands, target);
+  if (problem.c_dtype == DType::BF16) return makeBf16KernelFor<BFloat16>(problem, operands, target);
+  return makeBf16KernelFor<float>(problem, operands, target);
 }
 
 }  // namespace nkbench::libxsmm

@@ -53,15 +53,26 @@ void* operandAt(const void* base, std::int64_t index, std::int64_t elements, DTy
   return const_cast<unsigned char*>(first + index * elements * bytes);
 }
 
-// One matmul C = A_b * B_b (M x K times K x N; A and B of the problem's type, C f32),
-// optionally summed into C's old value.
+// A batch of more than one matmul into a bf16 C would round C at every step: it
+// sums into an f32 C instead, which is rounded to the bf16 C once at the end.
+bool sumsThroughF32(const Problem& problem) { return problem.c_dtype == DType::BF16 && problem.batch > 1; }
+
+// The C the matmuls write: the problem's, or the f32 one a rounded-once bf16 C sums in.
+DType matmulCType(const Problem& problem) { return sumsThroughF32(problem) ? DType::F32 : problem.c_dtype; }
+
+dnnl::memory::desc plainMatrix(std::int64_t rows, std::int64_t cols, DType dtype) {
+  return dnnl::memory::desc({rows, cols}, operandType(dtype), dnnl::memory::format_tag::ab);
+}
+
+// One matmul C = A_b * B_b (M x K times K x N; A and B of the problem's type),
+// optionally summed into C's old value (in f32, rounded once to a bf16 C).
 dnnl::matmul::primitive_desc makeMatmul(const Problem& problem, bool blocked_weights,
                                         bool sum_into_c, const dnnl::engine& engine) {
   using Tag = dnnl::memory::format_tag;
   const dnnl::memory::data_type type = operandType(problem.dtype);
   const dnnl::memory::desc a({problem.m, problem.k}, type, Tag::ab);
   const dnnl::memory::desc b({problem.k, problem.n}, type, blocked_weights ? Tag::any : Tag::ab);
-  const dnnl::memory::desc c({problem.m, problem.n}, dnnl::memory::data_type::f32, Tag::ab);
+  const dnnl::memory::desc c = plainMatrix(problem.m, problem.n, matmulCType(problem));
   dnnl::primitive_attr attr;
   if (sum_into_c) {
     dnnl::post_ops ops;
@@ -88,7 +99,8 @@ std::optional<std::string> matmulUnavailable(const Problem& problem, bool blocke
 }
 
 // oneDNN 2.6 has no public BRGEMM: a batch runs as `batch` matmuls, all but the
-// first beta-0 one adding into C through a sum post-op.
+// first beta-0 one adding into C through a sum post-op. A bf16 C with a batch is
+// summed in an f32 C between two reorders (bf16 -> f32 for beta 1, f32 -> bf16).
 class OnednnKernel final : public Kernel {
  public:
   OnednnKernel(const Problem& problem, const Operands& operands, bool blocked_weights)
@@ -98,9 +110,14 @@ class OnednnKernel final : public Kernel {
     if (needs_plain) plain_ = Matmul{makeMatmul(problem, blocked_weights, false, engine_)};
     if (needs_sum) summing_ = Matmul{makeMatmul(problem, blocked_weights, true, engine_)};
 
-    const dnnl::memory::desc plain_b({problem.k, problem.n}, operandType(problem.dtype),
-                                     dnnl::memory::format_tag::ab);
-    const dnnl::memory c(pdFor(0).dst_desc(), engine_, operands.c);
+    const dnnl::memory::desc plain_b = plainMatrix(problem.k, problem.n, problem.dtype);
+    dnnl::memory c(pdFor(0).dst_desc(), engine_, operands.c);
+    if (sumsThroughF32(problem)) {
+      const dnnl::memory user_c(plainMatrix(problem.m, problem.n, problem.c_dtype), engine_, operands.c);
+      c = dnnl::memory(pdFor(0).dst_desc(), engine_);  // oneDNN-owned f32 C
+      if (problem.accumulate) widen_c_ = Reorder{dnnl::reorder(user_c, c), user_c, c};
+      round_c_ = Reorder{dnnl::reorder(c, user_c), c, user_c};
+    }
     for (std::int64_t index = 0; index < problem.batch; ++index) {
       const dnnl::matmul::primitive_desc& pd = pdFor(index);
       dnnl::memory a(pd.src_desc(), engine_,
@@ -129,8 +146,10 @@ class OnednnKernel final : public Kernel {
 
   void compute() override {
     try {
+      if (widen_c_) widen_c_->primitive.execute(stream_, widen_c_->from, widen_c_->to);
       for (std::size_t index = 0; index < args_.size(); ++index)
         primitiveFor(static_cast<std::int64_t>(index)).execute(stream_, args_[index]);
+      if (round_c_) round_c_->primitive.execute(stream_, round_c_->from, round_c_->to);
       stream_.wait();
     } catch (const dnnl::error& error) {
       throw Error(fmt::format("oneDNN matmul failed: {}", error.what()));
@@ -166,6 +185,7 @@ class OnednnKernel final : public Kernel {
     else
       info_.implementation = fmt::format("{} then {} x (batch-1) (sum post-op)", first,
                                          implementationName(summing_->pd));
+    if (round_c_) info_.implementation += ", summed in f32 C, reordered to bf16";
     if (!reorders_.empty())
       info_.packing =
           fmt::format("B -> {} (a=K, b=N)", onednn::describeLayout(pdFor(0).weights_desc()));
@@ -184,6 +204,8 @@ class OnednnKernel final : public Kernel {
   std::optional<Matmul> plain_;    // beta 0: C = A_0 * B_0
   std::optional<Matmul> summing_;  // C += A_b * B_b
   std::vector<Reorder> reorders_;
+  std::optional<Reorder> widen_c_;  // bf16 C summed through f32: C -> f32 C (beta 1)
+  std::optional<Reorder> round_c_;  // and f32 C -> C, rounded once
   std::vector<std::unordered_map<int, dnnl::memory>> args_;
   KernelInfo info_;
 };
@@ -207,7 +229,7 @@ class OnednnBackend final : public Backend {
       return "oneDNN needs M, N, K and batch of at least 1";
     if (problem.dtype != DType::F32 && problem.dtype != DType::BF16)
       return fmt::format("oneDNN: {} is not supported yet", toString(problem.dtype));
-    if (problem.c_dtype != DType::F32) return "oneDNN: a bf16 C is not supported yet";
+    if (problem.c_dtype == DType::BF16 && problem.dtype != DType::BF16) return "oneDNN: a bf16 C needs bf16 A and B";
     if (problem.kind == OpKind::Gemm && problem.batch != 1) return "oneDNN gemm needs batch 1";
     if (config_.threads < 1) return "oneDNN needs at least 1 thread";
     if (!kThreadsSettable && config_.threads != 1)

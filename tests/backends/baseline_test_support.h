@@ -19,6 +19,7 @@
 #include "kernels/libxsmm/libxsmm_backend.h"
 #include "kernels/onednn/onednn_backend.h"
 #include "reference/bf16.h"
+#include "reference/c_operand.h"
 #include "reference/compare.h"
 #include "reference/fill.h"
 #include "reference/reference_gemm.h"
@@ -85,11 +86,10 @@ inline BFloat16Buffer exactBf16(const FloatBuffer& values) {
 
 // Runs pack, compute and unpack the way the runner does. Beta-0 problems start from
 // a NaN C (which must never be read) and compute twice (the runner repeats it).
-// bf16 problems get bf16 A and B; C and the reference stay f32 on the same values.
+// bf16 problems get bf16 A and B (and C, for a bf16 C); the reference sees the same values.
 inline RunOutcome runAgainstReference(Backend& backend, const Problem& problem) {
   const ProblemData data = makeProblemData(problem, FillMode::ExactInteger);
-  FloatBuffer c = data.c_init;
-  if (!problem.accumulate) std::fill(c.begin(), c.end(), std::numeric_limits<float>::quiet_NaN());
+  COperand c(problem, data);
   Operands operands{data.a.data(), data.b.data(), c.data()};
   BFloat16Buffer a_bf16, b_bf16;
   if (problem.dtype == DType::BF16) {
@@ -107,7 +107,7 @@ inline RunOutcome runAgainstReference(Backend& backend, const Problem& problem) 
 
   const ReferenceResult reference =
       referenceGemm(problem, data.a.data(), data.b.data(), data.c_init.data());
-  return {verifyResult(problem, FillMode::ExactInteger, c.data(), reference), kernel->info()};
+  return {verifyResult(problem, FillMode::ExactInteger, c.asFloat().data(), reference), kernel->info()};
 }
 
 inline Problem brgemm(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
@@ -136,12 +136,13 @@ inline std::string caseName(const testing::TestParamInfo<BaselineCase>& info) {
   const Problem& p = info.param.problem;
   std::string backend = info.param.backend;
   std::replace(backend.begin(), backend.end(), '-', '_');
-  return fmt::format("{}_{}_{}x{}x{}_b{}_beta{}", backend, toString(p.kind), p.m, p.n, p.k, p.batch,
-                     p.accumulate ? 1 : 0);
+  return fmt::format("{}_{}_{}x{}x{}_b{}_beta{}{}", backend, toString(p.kind), p.m, p.n, p.k, p.batch,
+                     p.accumulate ? 1 : 0, p.c_dtype == DType::BF16 ? "_cbf16" : "");
 }
 
-inline Problem asBf16(Problem problem) {
+inline Problem asBf16(Problem problem, DType c_dtype = DType::F32) {
   problem.dtype = DType::BF16;
+  problem.c_dtype = c_dtype;
   return problem;
 }
 

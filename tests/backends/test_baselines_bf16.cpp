@@ -1,6 +1,7 @@
-// Every baseline backend on bf16 operands (f32 accumulation and C) against the
-// reference: exact-integer data keeps every product and partial sum exact in f32,
-// so results must match bit for bit, odd K and remainders included.
+// Every baseline backend on bf16 operands (f32 accumulation; f32 or bf16 C) against
+// the reference: exact-integer data keeps every product and partial sum exact in
+// f32, so an f32 C must match bit for bit, and a bf16 C must hold the correctly
+// rounded sum, odd K and remainders included.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -35,7 +36,8 @@ std::vector<BaselineCase> allCases() {
 
   std::vector<BaselineCase> cases;
   for (const std::string& backend : kBaselines)
-    for (const Problem& problem : problems) cases.push_back({backend, asBf16(problem)});
+    for (const Problem& problem : problems)
+      for (DType c_dtype : {DType::F32, DType::BF16}) cases.push_back({backend, asBf16(problem, c_dtype)});
   return cases;
 }
 
@@ -90,6 +92,17 @@ TEST(BaselinesBf16, ImplementationsSayBf16) {
       EXPECT_NE(implementation.find("bf16"), std::string::npos) << name << ": " << implementation;
     }
   }
+}
+
+// The exact fill's sums are integers of up to ~2^14 here: most need rounding to
+// bf16's 8 significant bits, so a bf16 C really tests the rounding.
+TEST(BaselinesBf16, Bf16CSumsNeedRounding) {
+  const Problem problem = asBf16(brgemm(32, 32, 32, 8, true), DType::BF16);
+  const ProblemData data = makeProblemData(problem, FillMode::ExactInteger);
+  const ReferenceResult reference = referenceGemm(problem, data.a.data(), data.b.data(), data.c_init.data());
+  const auto inexact = std::count_if(reference.value.begin(), reference.value.end(),
+                                     [](double v) { return double(toFloat(roundToBFloat16(v))) != v; });
+  EXPECT_GT(inexact, std::ptrdiff_t(reference.value.size() / 4));
 }
 
 TEST(BaselinesBf16, LibxsmmGemmBlocksKeepKEven) {
