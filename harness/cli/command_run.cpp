@@ -25,6 +25,7 @@ struct RunArguments {
   std::string csv_path;
   std::string json_path;
   bool quiet = false;
+  double noisy_iqr = 0.05;
 };
 
 int run(const RunArguments& args, const std::string& command_line) {
@@ -43,6 +44,7 @@ int run(const RunArguments& args, const std::string& command_line) {
   options.json_path = args.json_path;
   options.command_line = command_line;
   options.progress = !args.quiet;
+  options.noisy_iqr_fraction = args.noisy_iqr;
 
   const RunSummary summary = runSuite(suite, options);
   std::cout << fmt::format("{} on {} (--isa {}), measured clock {:.2f} GHz, fp32 peak {:.1f} GFLOPS, 1 thread\n",
@@ -82,6 +84,10 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
       ->capture_default_str();
   cmd->add_option("--out", args->csv_path, "Write rows as CSV to this file");
   cmd->add_option("--json", args->json_path, "Write rows and host metadata as JSON to this file");
+  cmd->add_option("--noisy-iqr", args->noisy_iqr,
+                  "Flag a row noisy when the interquartile range of its call times exceeds this fraction of the median")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--quiet", args->quiet, "No progress lines on stderr");
   cmd->footer("Exit status: 0 when every row passed or was skipped, 1 when a row failed verification,\n"
               "2 on bad input (suite, options).");

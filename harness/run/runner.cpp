@@ -132,8 +132,9 @@ std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase
 
 // Repetitions are interleaved across backends, one of each in turn, so that a slow
 // spell of a shared machine hits every backend alike and the ratios stay fair.
-void timeInterleaved(std::vector<VerifiedKernel>& kernels, const SuiteCase& c, const TimingOptions& timing,
+void timeInterleaved(std::vector<VerifiedKernel>& kernels, const SuiteCase& c, const RunOptions& options,
                      double peak_gflops, std::vector<ResultRow>& rows) {
+  const TimingOptions& timing = options.timing;
   TimingOptions one_repetition = timing;
   one_repetition.repetitions = 1;
   std::vector<std::vector<double>> seconds(kernels.size());
@@ -159,6 +160,9 @@ void timeInterleaved(std::vector<VerifiedKernel>& kernels, const SuiteCase& c, c
     row.median_ms = timing_result.median_s * 1e3;
     row.best_ms = timing_result.best_s * 1e3;
     row.stddev_ms = timing_result.stddev_s * 1e3;
+    row.iqr_ms = timing_result.iqr_s * 1e3;
+    row.noisy = timing_result.iqr_s > options.noisy_iqr_fraction * timing_result.median_s;
+    for (double s : timing_result.seconds) row.samples_ms.push_back(s * 1e3);
     row.median_gflops = flops / timing_result.median_s * 1e-9;
     row.best_gflops = flops / timing_result.best_s * 1e-9;
     row.peak_fraction = peak_gflops > 0 ? row.median_gflops / peak_gflops : 0.0;
@@ -283,7 +287,7 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
     const double peak = c.problem.dtype == DType::BF16 && summary.metadata.bf16_peak_gflops > 0
                             ? summary.metadata.bf16_peak_gflops
                             : summary.metadata.peak_gflops;
-    timeInterleaved(verified, c, options.timing, peak, case_rows);
+    timeInterleaved(verified, c, options, peak, case_rows);
     fillRatiosToLibxsmm(case_rows);
     for (ResultRow& row : case_rows) {
       if (isFailure(row)) ++summary.failures;

@@ -25,6 +25,9 @@ struct RunOptions {
   std::string json_path;              // empty: no JSON
   std::string command_line;
   bool progress = true;               // progress lines on stderr
+  // A row whose call times have an interquartile range above this fraction of
+  // their median is flagged noisy.
+  double noisy_iqr_fraction = 0.05;
 };
 
 struct RunSummary {
