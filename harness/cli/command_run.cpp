@@ -88,7 +88,7 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
                   "Flag a row noisy when the interquartile range of its call times exceeds this fraction of the median")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  cmd->add_flag("--quiet", args->quiet, "No progress lines on stderr");
+  cmd->add_flag("--quiet", args->quiet, "No progress bar on stderr (it only shows on a terminal anyway)");
   cmd->footer("Exit status: 0 when every row passed or was skipped, 1 when a row failed verification,\n"
               "2 on bad input (suite, options).");
   cmd->callback([args, &action, command_line] { action = [args, command_line] { return run(*args, command_line); }; });

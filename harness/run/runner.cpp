@@ -17,6 +17,7 @@
 #include "harness/host/pinning.h"
 #include "harness/report/csv_writer.h"
 #include "harness/report/json_writer.h"
+#include "harness/run/progress.h"
 #include "harness/run/run_metadata.h"
 #include "kernels/registry.h"
 #include "reference/bf16.h"
@@ -260,6 +261,7 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   std::optional<CsvWriter> csv;
   if (!options.csv_path.empty()) csv.emplace(options.csv_path);
 
+  ProgressBar progress(cases.size(), options.progress);
   for (std::size_t ci = 0; ci < cases.size(); ++ci) {
     const SuiteCase& c = cases[ci];
     const auto [data, reference] = makeCheckableData(c.problem, options.fill);
@@ -267,8 +269,7 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
     std::vector<ResultRow> case_rows;
     std::vector<VerifiedKernel> verified;
     for (const auto& backend : backends) {
-      if (options.progress)
-        std::cerr << fmt::format("[{}/{}] {} {}: compile and verify\n", ci + 1, cases.size(), c.id, backend->name());
+      progress.show(fmt::format("{} {}: compile and verify", c.id, backend->name()));
       ResultRow& row = case_rows.emplace_back(blankRow(suite, c, backend->name(), *isa, config.threads));
       try {
         if (auto kernel = prepareAndVerify(*backend, c, data, inputs, reference, options.fill, row)) {
@@ -280,9 +281,8 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
         row.note = error.what();
       }
     }
-    if (options.progress)
-      std::cerr << fmt::format("[{}/{}] {}: timing {} kernels, {} interleaved repetitions\n", ci + 1, cases.size(),
-                               c.id, verified.size(), options.timing.repetitions);
+    progress.show(fmt::format("{}: timing {} kernels x {} repetitions", c.id, verified.size(),
+                              options.timing.repetitions));
     // bf16 rows are judged against the dot-product peak where the ISA has one.
     const double peak = c.problem.dtype == DType::BF16 && summary.metadata.bf16_peak_gflops > 0
                             ? summary.metadata.bf16_peak_gflops
@@ -295,6 +295,7 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
       summary.rows.push_back(std::move(row));
     }
     if (!options.json_path.empty()) writeJsonFile(options.json_path, summary.metadata, summary.rows);
+    progress.caseDone();
   }
   return summary;
 }

@@ -24,7 +24,7 @@ struct RunOptions {
   std::string csv_path;               // empty: no CSV
   std::string json_path;              // empty: no JSON
   std::string command_line;
-  bool progress = true;               // progress lines on stderr
+  bool progress = true;               // a progress bar on stderr when it is a terminal
   // A row whose call times have an interquartile range above this fraction of
   // their median is flagged noisy.
   double noisy_iqr_fraction = 0.05;
