@@ -34,6 +34,7 @@ json metadataJson(const RunMetadata& metadata) {
       {"hostname", metadata.hostname},
       {"threads", metadata.threads},
       {"fill", metadata.fill},
+      {"cache", metadata.cache},
   };
 }
 

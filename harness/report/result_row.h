@@ -62,6 +62,7 @@ struct RunMetadata {
   std::string hostname;
   int threads = 1;
   std::string fill;
+  std::string cache = "hot";  // hot or cold (see RunOptions)
 };
 
 }  // namespace nkbench

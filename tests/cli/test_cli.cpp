@@ -235,6 +235,22 @@ TEST(Cli, PeakReportsEachHostIsa) {
   EXPECT_NE(peak.output.find("GHz"), std::string::npos);
 }
 
+TEST(Cli, ColdCacheCyclesThroughVerifiedOperandSets) {
+  const fs::path json = tempPath("cold.json");
+  const Outcome run = nkbench("run --suite " + sourcePath("suites/smoke.yaml") +
+                              " --backends mlir,libxsmm,eigen --cache cold --cold-mib 4 " + kQuick + " --json " +
+                              json.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("cold cache"), std::string::npos) << run.output;
+  const nlohmann::json report = readReport(json);
+  EXPECT_EQ(report.at("metadata").at("cache"), "cold");
+  for (const nlohmann::json& row : report.at("rows")) {
+    EXPECT_EQ(row.at("status"), "passed") << row.dump();
+    EXPECT_NE(row.at("note").get<std::string>().find("operand sets"), std::string::npos) << row.dump();
+  }
+  EXPECT_EQ(nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --cache warm " + kQuick).exit_code, 2);
+}
+
 // A report with one case run by mlir and libxsmm; mlir's calls take `mlir_ms`.
 fs::path compareReport(const std::string& name, double mlir_ms) {
   auto row = [](const std::string& backend, double ms) {
