@@ -9,8 +9,11 @@
 #include "kernels/mlir/payload_ir.h"
 #include "kernels/mlir/register_block_plan.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -25,6 +28,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace nkbench::mlir_backend {
@@ -39,7 +43,8 @@ constexpr const char* kBufferizePipeline =
 
 // Then lower everything to the LLVM dialect: full-unroll keeps n-D transfers out
 // of stack buffers; enable-x86vector lowers x86vector ops instead of leaving them
-// behind; the bare-pointer convention makes the kernel a C function of three pointers.
+// behind; the bare-pointer convention makes the kernel a C function of three
+// pointers (four with a bf16 C).
 constexpr const char* kToLlvmPipeline =
     "convert-vector-to-scf{full-unroll=true},convert-scf-to-cf,expand-strided-metadata,lower-affine,"
     "convert-vector-to-llvm{enable-x86vector=true},finalize-memref-to-llvm,convert-math-to-llvm,"
@@ -86,20 +91,52 @@ OpCounts countOps(mlir::Operation* root) {
   return counts;
 }
 
+// The kernel's host code after LLVM's optimizations, as assembly.
+std::string emitAssembly(mlir::ModuleOp module, llvm::TargetMachine& machine,
+                         const std::function<llvm::Error(llvm::Module*)>& optimize) {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvm_module = mlir::translateModuleToLLVMIR(module, context);
+  if (!llvm_module) throw Error("mlir: cannot translate the kernel to LLVM IR");
+  llvm_module->setDataLayout(machine.createDataLayout());
+  llvm_module->setTargetTriple(machine.getTargetTriple());
+  if (llvm::Error error = optimize(llvm_module.get()))
+    throw Error("mlir: LLVM optimization failed: " + llvm::toString(std::move(error)));
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  llvm::legacy::PassManager passes;
+  if (machine.addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    throw Error("mlir: the target cannot emit assembly");
+  passes.run(*llvm_module);
+  return std::string(text);
+}
+
 class JitKernel final : public CompiledKernel {
  public:
-  JitKernel(std::unique_ptr<mlir::ExecutionEngine> engine, KernelFunction fn, NanokernelEvidence evidence,
+  JitKernel(std::unique_ptr<mlir::ExecutionEngine> engine, void* entry, DType c_dtype, NanokernelEvidence evidence,
             std::string blocks, double compile_ms)
-      : engine_(std::move(engine)), fn_(fn), evidence_(std::move(evidence)), blocks_(std::move(blocks)),
-        compile_ms_(compile_ms) {}
-  KernelFunction function() const override { return fn_; }
+      : engine_(std::move(engine)), entry_(entry), c_dtype_(c_dtype), evidence_(std::move(evidence)),
+        blocks_(std::move(blocks)), compile_ms_(compile_ms) {}
+  KernelFunction function() const override {
+    requireC(DType::F32);
+    return reinterpret_cast<KernelFunction>(entry_);
+  }
+  Bf16CKernelFunction bf16CFunction() const override {
+    requireC(DType::BF16);
+    return reinterpret_cast<Bf16CKernelFunction>(entry_);
+  }
   const NanokernelEvidence& evidence() const override { return evidence_; }
   const std::string& registerBlocks() const override { return blocks_; }
   double compileMs() const override { return compile_ms_; }
 
  private:
+  void requireC(DType c_dtype) const {
+    if (c_dtype != c_dtype_)
+      throw Error(fmt::format("mlir: the kernel writes a {} C, not {}", toString(c_dtype_), toString(c_dtype)));
+  }
+
   std::unique_ptr<mlir::ExecutionEngine> engine_;
-  KernelFunction fn_;
+  void* entry_;
+  DType c_dtype_;
   NanokernelEvidence evidence_;
   std::string blocks_;
   double compile_ms_;
@@ -121,6 +158,8 @@ struct MlirCompiler::Impl {
     target = std::move(*host);
     target.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
     for (const std::string& feature : featuresAboveCap(isa)) target.getFeatures().AddFeature(feature);
+    // Features the cap disables take the ones that build on them along (avx512bf16 with avx512f).
+    native_bf16_rounding = targetMachine()->getMCSubtargetInfo()->checkFeatures("+avx512bf16");
   }
 
   std::unique_ptr<llvm::TargetMachine> targetMachine() {
@@ -133,6 +172,9 @@ struct MlirCompiler::Impl {
   CacheSizes caches;
   mlir::MLIRContext context;
   llvm::orc::JITTargetMachineBuilder target{llvm::Triple()};
+  // LLVM rounds f32 to bf16 with vcvtneps2bf16: to nearest even as toBFloat16
+  // does, except that denormal inputs and results become zero (as in vdpbf16ps).
+  bool native_bf16_rounding = false;
 };
 
 MlirCompiler::MlirCompiler(Isa isa, const CacheSizes& caches) : impl_(std::make_unique<Impl>(isa, caches)) {}
@@ -193,6 +235,15 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
     if (mlir::failed(mlir::applyPatternsGreedily(*module, std::move(patterns))))
       throw fail("flattening vector transfers");
   }
+  // Rounding to bf16 without avx512-bf16: LLVM would call a library function per
+  // element, so it becomes integer arithmetic here: round to nearest even, equal
+  // to toBFloat16 on every non-NaN value, denormals included (a NaN becomes +qNaN).
+  if (p.c_dtype == DType::BF16 && !impl_->native_bf16_rounding) {
+    mlir::RewritePatternSet patterns(&context);
+    mlir::arith::populateExpandBFloat16Patterns(patterns);
+    if (mlir::failed(mlir::applyPatternsGreedily(*module, std::move(patterns))))
+      throw fail("expanding the bf16 rounding");
+  }
   mlir::PassManager lowering_pm(&context);
   if (mlir::failed(mlir::parsePassPipeline(kToLlvmPipeline, lowering_pm)) || mlir::failed(lowering_pm.run(*module)))
     throw fail("lowering to LLVM");
@@ -203,17 +254,18 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
 
   std::unique_ptr<llvm::TargetMachine> machine = impl_->targetMachine();
   auto optimize = mlir::makeOptimizingTransformer(3, 0, machine.get());
+  if (stages) stages->assembly = emitAssembly(*module, *impl_->targetMachine(), optimize);
   mlir::ExecutionEngineOptions options;
   options.transformer = optimize;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = mlir::ExecutionEngine::create(*module, options, std::move(machine));
   if (!engine) throw Error(fmt::format("mlir: JIT failed for {}: {}", p.describe(), llvm::toString(engine.takeError())));
-  auto symbol = (*engine)->lookup(kKernelFunction);
-  if (!symbol) throw Error(fmt::format("mlir: kernel symbol missing: {}", llvm::toString(symbol.takeError())));
+  auto entry = (*engine)->lookup(kKernelFunction);
+  if (!entry) throw Error(fmt::format("mlir: kernel symbol missing: {}", llvm::toString(entry.takeError())));
 
   const double compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return std::make_unique<JitKernel>(std::move(*engine), reinterpret_cast<KernelFunction>(*symbol),
+  return std::make_unique<JitKernel>(std::move(*engine), *entry, p.c_dtype,
                                      checkNanokernels(lowering, plan, scheduled, lowered),
                                      describeRegisterBlocks(plan), compile_ms);
 }

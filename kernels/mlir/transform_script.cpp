@@ -144,6 +144,18 @@ LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPla
   return loops;
 }
 
+// A bf16 C's prologue or epilogue (see payload_ir.h): one vector of a row at a
+// time, masked where the lanes overhang N. The prologue is tiled before the
+// register blocks, so that their producer fusion stops at its loops instead of
+// cloning it into blocks.
+void scheduleCConversion(ScriptWriter& w, const char* tag, std::int64_t lanes) {
+  const std::string conversion = w.fresh("conversion");
+  w.line(fmt::format("{} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes {{{}}} in %root : ({}) -> {}",
+                     conversion, tag, kAny, kAny));
+  const std::string row_vector = w.tile(conversion, {1, lanes}, false).first;
+  w.line(fmt::format("transform.structured.vectorize {} vector_sizes [1, {}] : {}", row_vector, lanes, kAny));
+}
+
 }  // namespace
 
 std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan, Lowering lowering) {
@@ -152,6 +164,9 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
   const PayloadOp payload_op = payloadOp(plan);
   w.line(fmt::format("%brgemm = transform.structured.match ops{{[\"{}\"]}} in %root : ({}) -> {}", payload_op.name,
                      kAny, kAny));
+
+  const bool bf16_c = p.c_dtype == DType::BF16;
+  if (bf16_c && p.accumulate) scheduleCConversion(w, kCPrologue, plan.vector_lanes);
 
   // One statically shaped leaf per (band, panel) of the plan: split off the one op,
   // or, on the widening route, the payload's regions matched by their attribute.
@@ -187,6 +202,7 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
     w.line(fmt::format("%fills = transform.structured.match ops{{[\"linalg.fill\"]}} in %root : ({}) -> {}", kAny, kAny));
     w.line(fmt::format("transform.structured.vectorize %fills : {}", kAny));
   }
+  if (bf16_c) scheduleCConversion(w, kCEpilogue, plan.vector_lanes);
   if (plan.split.ways > 1) {
     w.line(fmt::format("%sums = transform.structured.match ops{{[\"linalg.reduce\"]}} in %root : ({}) -> {}", kAny, kAny));
     w.line(fmt::format("transform.structured.vectorize %sums : {}", kAny));
@@ -214,6 +230,9 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
   if (lowering == Lowering::Nanokernel) w.line("  transform.apply_patterns.x86vector.sink_vector_producer_ops");
   if (plan.split.ways > 1)
     w.line("  transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = \"innerparallel\"");
+  // The C conversions' masked transfers take their masks as operands: vector.mask
+  // regions would not survive the lowering, which puts several ops under them.
+  if (bf16_c) w.line("  transform.apply_patterns.vector.lower_masked_transfers");
   w.line("  transform.apply_patterns.canonicalization");
   w.line(fmt::format("}} : {}", kAny));
   w.line(fmt::format("transform.apply_cse to %func : {}", kAny));
