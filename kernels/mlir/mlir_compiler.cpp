@@ -238,6 +238,7 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
   // Rounding to bf16 without avx512-bf16: LLVM would call a library function per
   // element, so it becomes integer arithmetic here: round to nearest even, equal
   // to toBFloat16 on every non-NaN value, denormals included (a NaN becomes +qNaN).
+  // Under AVX2, LLVM scalarises the expansion's NaN select on bf16 vectors.
   if (p.c_dtype == DType::BF16 && !impl_->native_bf16_rounding) {
     mlir::RewritePatternSet patterns(&context);
     mlir::arith::populateExpandBFloat16Patterns(patterns);

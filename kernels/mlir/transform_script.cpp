@@ -145,15 +145,26 @@ LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPla
 }
 
 // A bf16 C's prologue or epilogue (see payload_ir.h): one vector of a row at a
-// time, masked where the lanes overhang N. The prologue is tiled before the
-// register blocks, so that their producer fusion stops at its loops instead of
-// cloning it into blocks.
-void scheduleCConversion(ScriptWriter& w, const char* tag, std::int64_t lanes) {
+// time, and the columns past the last full vector as one narrower vector, so that
+// every vector is static: no run-time masks (AVX2 has no 16-bit masked stores).
+// The prologue is tiled before the register blocks, so that their producer fusion
+// stops at its loops instead of cloning it into blocks.
+void scheduleCConversion(ScriptWriter& w, const Problem& p, const char* tag, std::int64_t lanes) {
   const std::string conversion = w.fresh("conversion");
   w.line(fmt::format("{} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes {{{}}} in %root : ({}) -> {}",
                      conversion, tag, kAny, kAny));
-  const std::string row_vector = w.tile(conversion, {1, lanes}, false).first;
-  w.line(fmt::format("transform.structured.vectorize {} vector_sizes [1, {}] : {}", row_vector, lanes, kAny));
+  // Rows cut into `columns`-wide vectors; 0: the whole row is one vector.
+  auto vectorizeRows = [&](const std::string& op, std::int64_t columns) {
+    w.line(fmt::format("transform.structured.vectorize {} : {}", w.tile(op, {1, columns}, false).first, kAny));
+  };
+  const std::int64_t full_columns = p.n / lanes * lanes;
+  if (full_columns == 0 || full_columns == p.n) {
+    vectorizeRows(conversion, full_columns == 0 ? 0 : lanes);
+    return;
+  }
+  const auto [full, tail] = w.split(conversion, 1, full_columns);
+  vectorizeRows(full, lanes);
+  vectorizeRows(tail, 0);
 }
 
 }  // namespace
@@ -166,7 +177,7 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
                      kAny, kAny));
 
   const bool bf16_c = p.c_dtype == DType::BF16;
-  if (bf16_c && p.accumulate) scheduleCConversion(w, kCPrologue, plan.vector_lanes);
+  if (bf16_c && p.accumulate) scheduleCConversion(w, p, kCPrologue, plan.vector_lanes);
 
   // One statically shaped leaf per (band, panel) of the plan: split off the one op,
   // or, on the widening route, the payload's regions matched by their attribute.
@@ -202,7 +213,7 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
     w.line(fmt::format("%fills = transform.structured.match ops{{[\"linalg.fill\"]}} in %root : ({}) -> {}", kAny, kAny));
     w.line(fmt::format("transform.structured.vectorize %fills : {}", kAny));
   }
-  if (bf16_c) scheduleCConversion(w, kCEpilogue, plan.vector_lanes);
+  if (bf16_c) scheduleCConversion(w, p, kCEpilogue, plan.vector_lanes);
   if (plan.split.ways > 1) {
     w.line(fmt::format("%sums = transform.structured.match ops{{[\"linalg.reduce\"]}} in %root : ({}) -> {}", kAny, kAny));
     w.line(fmt::format("transform.structured.vectorize %sums : {}", kAny));
@@ -230,9 +241,6 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
   if (lowering == Lowering::Nanokernel) w.line("  transform.apply_patterns.x86vector.sink_vector_producer_ops");
   if (plan.split.ways > 1)
     w.line("  transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = \"innerparallel\"");
-  // The C conversions' masked transfers take their masks as operands: vector.mask
-  // regions would not survive the lowering, which puts several ops under them.
-  if (bf16_c) w.line("  transform.apply_patterns.vector.lower_masked_transfers");
   w.line("  transform.apply_patterns.canonicalization");
   w.line(fmt::format("}} : {}", kAny));
   w.line(fmt::format("transform.apply_cse to %func : {}", kAny));
