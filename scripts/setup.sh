@@ -12,6 +12,7 @@ packages=(
   libeigen3-dev                                # Eigen baseline and reference
   libbenchmark-dev libgtest-dev googletest     # timing engine, tests
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  python3-matplotlib                           # scripts/plot_results.py (run with /usr/bin/python3)
 )
 
 missing=()

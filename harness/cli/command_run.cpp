@@ -25,6 +25,9 @@ struct RunArguments {
   std::string csv_path;
   std::string json_path;
   bool quiet = false;
+  double noisy_iqr = 0.05;
+  std::string cache = "hot";
+  double cold_mib = 0.0;
 };
 
 int run(const RunArguments& args, const std::string& command_line) {
@@ -43,11 +46,17 @@ int run(const RunArguments& args, const std::string& command_line) {
   options.json_path = args.json_path;
   options.command_line = command_line;
   options.progress = !args.quiet;
+  options.noisy_iqr_fraction = args.noisy_iqr;
+  const auto cache = parseCacheMode(args.cache);
+  if (!cache) throw Error("--cache '" + args.cache + "': expected hot or cold");
+  options.cache = *cache;
+  options.cold_rotation_bytes = static_cast<std::int64_t>(args.cold_mib * 1024 * 1024);
 
   const RunSummary summary = runSuite(suite, options);
-  std::cout << fmt::format("{} on {} (--isa {}), measured clock {:.2f} GHz, fp32 peak {:.1f} GFLOPS, 1 thread\n",
-                           suite.name, summary.metadata.cpu_model, summary.metadata.isa,
-                           summary.metadata.measured_clock_ghz, summary.metadata.peak_gflops);
+  std::cout << fmt::format(
+      "{} on {} (--isa {}), measured clock {:.2f} GHz, fp32 peak {:.1f} GFLOPS, 1 thread, {} cache\n", suite.name,
+      summary.metadata.cpu_model, summary.metadata.isa, summary.metadata.measured_clock_ghz,
+      summary.metadata.peak_gflops, summary.metadata.cache);
   std::cout << formatTable(summary.rows);
   int passed = 0, skipped = 0;
   for (const ResultRow& row : summary.rows) {
@@ -82,7 +91,18 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
       ->capture_default_str();
   cmd->add_option("--out", args->csv_path, "Write rows as CSV to this file");
   cmd->add_option("--json", args->json_path, "Write rows and host metadata as JSON to this file");
-  cmd->add_flag("--quiet", args->quiet, "No progress lines on stderr");
+  cmd->add_option("--noisy-iqr", args->noisy_iqr,
+                  "Flag a row noisy when the interquartile range of its call times exceeds this fraction of the median")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--cache", args->cache,
+                  "hot: every call on the same operands; cold: calls cycle through operand copies larger than the "
+                  "last-level cache")
+      ->capture_default_str();
+  cmd->add_option("--cold-mib", args->cold_mib,
+                  "Cold cache: MiB the operand copies span together (default: twice the last-level cache)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--quiet", args->quiet, "No progress bar on stderr (it only shows on a terminal anyway)");
   cmd->footer("Exit status: 0 when every row passed or was skipped, 1 when a row failed verification,\n"
               "2 on bad input (suite, options).");
   cmd->callback([args, &action, command_line] { action = [args, command_line] { return run(*args, command_line); }; });

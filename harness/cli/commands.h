@@ -15,6 +15,7 @@ using Action = std::function<int()>;
 void addRunCommand(CLI::App& app, Action& action, const std::string& command_line);
 void addListCommand(CLI::App& app, Action& action);
 void addPeakCommand(CLI::App& app, Action& action);
+void addCompareCommand(CLI::App& app, Action& action);
 
 // Exit codes shared by all commands.
 inline constexpr int kExitOk = 0;

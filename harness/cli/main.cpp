@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   nkbench::cli::addRunCommand(app, action, command_line);
   nkbench::cli::addListCommand(app, action);
   nkbench::cli::addPeakCommand(app, action);
+  nkbench::cli::addCompareCommand(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

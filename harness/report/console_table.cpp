@@ -50,7 +50,7 @@ Cells cellsOf(const ResultRow& row) {
       timed && row.ratio_to_libxsmm ? fmt::format("{:.2f}", *row.ratio_to_libxsmm) : "-",
       if_ran(fmt::format("{:.1f}", row.compile_ms)),
       if_ran(fmt::format("{:.3f}", row.pack_ms)),
-      std::string(toString(row.status)),
+      std::string(toString(row.status)) + (timed && row.noisy ? " (noisy)" : ""),
   };
 }
 

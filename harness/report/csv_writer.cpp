@@ -12,12 +12,12 @@ namespace nkbench {
 namespace {
 
 // Grouped as: the case, where it ran, what ran, timings, one-time costs, verification.
-constexpr std::array<std::string_view, 29> kColumns = {
+constexpr std::array<std::string_view, 31> kColumns = {
     "suite", "case", "kind", "dtype", "c_dtype", "m", "n", "k", "batch", "beta",
     "isa", "backend", "threads",
     "register_block", "implementation", "nanokernel",
     "repetitions", "median_gflops", "best_gflops", "median_ms", "best_ms", "stddev_ms",
-    "peak_fraction", "ratio_to_libxsmm",
+    "iqr_ms", "noisy", "peak_fraction", "ratio_to_libxsmm",
     "compile_ms", "pack_ms",
     "status", "max_error", "note"};
 
@@ -68,6 +68,8 @@ std::string csvRecord(const ResultRow& row) {
       if_timed(milliseconds(row.median_ms)),
       if_timed(milliseconds(row.best_ms)),
       if_timed(milliseconds(row.stddev_ms)),
+      if_timed(milliseconds(row.iqr_ms)),
+      if_timed(row.noisy ? "1" : "0"),
       if_timed(fmt::format("{:.3f}", row.peak_fraction)),
       timed && row.ratio_to_libxsmm ? fmt::format("{:.3f}", *row.ratio_to_libxsmm) : std::string(),
       milliseconds(row.compile_ms),

@@ -34,6 +34,7 @@ json metadataJson(const RunMetadata& metadata) {
       {"hostname", metadata.hostname},
       {"threads", metadata.threads},
       {"fill", metadata.fill},
+      {"cache", metadata.cache},
   };
 }
 
@@ -66,6 +67,9 @@ json toJson(const ResultRow& row) {
       {"median_ms", if_timed(row.median_ms)},
       {"best_ms", if_timed(row.best_ms)},
       {"stddev_ms", if_timed(row.stddev_ms)},
+      {"iqr_ms", if_timed(row.iqr_ms)},
+      {"noisy", if_timed(row.noisy)},
+      {"samples_ms", if_timed(row.samples_ms)},
       {"peak_fraction", if_timed(row.peak_fraction)},
       {"ratio_to_libxsmm",
        timed && row.ratio_to_libxsmm ? json(*row.ratio_to_libxsmm) : json(nullptr)},

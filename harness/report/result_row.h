@@ -28,6 +28,9 @@ struct ResultRow {
   double median_ms = 0.0;
   double best_ms = 0.0;
   double stddev_ms = 0.0;
+  double iqr_ms = 0.0;                     // interquartile range of the call times
+  bool noisy = false;                      // iqr_ms above the run's noise threshold of median_ms
+  std::vector<double> samples_ms;          // per-call time of each repetition, in run order
   double peak_fraction = 0.0;             // median GFLOPS / measured peak of the run's ISA
   std::optional<double> ratio_to_libxsmm;  // median GFLOPS / libxsmm's median GFLOPS, same run
   double compile_ms = 0.0;                 // compile + JIT, dispatch, or primitive creation
@@ -59,6 +62,7 @@ struct RunMetadata {
   std::string hostname;
   int threads = 1;
   std::string fill;
+  std::string cache = "hot";  // hot or cold (see RunOptions)
 };
 
 }  // namespace nkbench

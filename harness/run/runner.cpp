@@ -17,6 +17,9 @@
 #include "harness/host/pinning.h"
 #include "harness/report/csv_writer.h"
 #include "harness/report/json_writer.h"
+#include "harness/host/cache_info.h"
+#include "harness/run/operand_sets.h"
+#include "harness/run/progress.h"
 #include "harness/run/run_metadata.h"
 #include "kernels/registry.h"
 #include "reference/bf16.h"
@@ -64,76 +67,78 @@ double measurePackMs(Kernel& kernel) {
   return ms[1];
 }
 
-// A kernel that passed verification, waiting for its turn to be timed.
-struct VerifiedKernel {
-  std::size_t row = 0;  // its row among the case's rows
-  std::unique_ptr<COperand> c;  // the C operand the kernel was bound to (stable address)
+// One kernel bound to one operand set and its own C.
+struct BoundKernel {
+  std::unique_ptr<COperand> c;  // stable address: the kernel holds a pointer to it
   std::unique_ptr<Kernel> kernel;
 };
 
-// Prepares and verifies one backend on the case, filling what is known of its row.
-// Returns the kernel only when it passed: an unverified kernel never reports a speed.
-// The operands as the kernels take them: the float data itself, or bf16 copies.
-struct CaseOperands {
-  BFloat16Buffer a_bf16, b_bf16;
-  const void* a = nullptr;
-  const void* b = nullptr;
+// A backend's kernels that passed verification, waiting for their turn to be
+// timed: one per operand set, called in turn (cold cache) or just one (hot).
+struct VerifiedKernel {
+  std::size_t row = 0;  // its row among the case's rows
+  std::vector<BoundKernel> sets;
+  std::size_t next = 0;
+  void computeNext() {
+    sets[next].kernel->compute();
+    next = next + 1 == sets.size() ? 0 : next + 1;
+  }
 };
 
-CaseOperands makeCaseOperands(const Problem& problem, const ProblemData& data) {
-  CaseOperands operands;
-  if (problem.dtype == DType::BF16) {
-    operands.a_bf16.resize(data.a.size());
-    operands.b_bf16.resize(data.b.size());
-    toBFloat16(data.a.data(), data.a.size(), operands.a_bf16.data());
-    toBFloat16(data.b.data(), data.b.size(), operands.b_bf16.data());
-    operands.a = operands.a_bf16.data();
-    operands.b = operands.b_bf16.data();
-  } else {
-    operands.a = data.a.data();
-    operands.b = data.b.data();
-  }
-  return operands;
+BoundKernel prepareBound(Backend& backend, const Problem& problem, const ProblemData& data, const OperandSet& inputs) {
+  BoundKernel bound;
+  bound.c = std::make_unique<COperand>(problem, data);
+  bound.kernel = backend.prepare(problem, {inputs.a(), inputs.b(), bound.c->data()});
+  return bound;
 }
 
+// Prepares and verifies one backend on the case, filling what is known of its row.
+// Returns the kernels only when every one passed: an unverified kernel never
+// reports a speed.
 std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase& c, const ProblemData& data,
-                                               const CaseOperands& inputs, const ReferenceResult& reference,
-                                               FillMode fill, ResultRow& row) {
+                                               const std::vector<OperandSet>& inputs,
+                                               const ReferenceResult& reference, FillMode fill, ResultRow& row) {
   if (auto reason = backend.unsupportedReason(c.problem)) {
     row.status = VerifyStatus::Skipped;
     row.note = *reason;
     return std::nullopt;
   }
   VerifiedKernel verified;
-  verified.c = std::make_unique<COperand>(c.problem, data);
-  const auto compile_start = Clock::now();
-  verified.kernel = backend.prepare(c.problem, {inputs.a, inputs.b, verified.c->data()});
-  row.compile_ms = elapsedMs(compile_start);
-  Kernel& kernel = *verified.kernel;
-  const KernelInfo& info = kernel.info();
+  for (std::size_t set = 0; set < inputs.size(); ++set) {
+    const auto compile_start = Clock::now();
+    BoundKernel& bound = verified.sets.emplace_back(prepareBound(backend, c.problem, data, inputs[set]));
+    if (set == 0) row.compile_ms = elapsedMs(compile_start);  // later sets reuse what the first compiled
+    Kernel& kernel = *bound.kernel;
+    kernel.pack();
+    kernel.compute();
+    kernel.unpack();
+    const Verification verification = verifyResult(c.problem, fill, bound.c->asFloat().data(), reference);
+    row.status = verification.status;
+    row.max_error = std::max(row.max_error, verification.max_error);
+    if (verification.status != VerifyStatus::Passed) {
+      row.note = inputs.size() > 1 ? fmt::format("operand set {}: {}", set, verification.detail) : verification.detail;
+      return std::nullopt;
+    }
+  }
+  const KernelInfo& info = verified.sets.front().kernel->info();
   row.implementation = info.implementation;
   row.register_block = info.register_block;
   row.nanokernel = info.nanokernel;
-
-  kernel.pack();
-  kernel.compute();
-  kernel.unpack();
-  const Verification verification = verifyResult(c.problem, fill, verified.c->asFloat().data(), reference);
-  row.status = verification.status;
-  row.max_error = verification.max_error;
-  if (verification.status != VerifyStatus::Passed) {
-    row.note = verification.detail;
-    return std::nullopt;
-  }
-  row.pack_ms = info.packing.empty() ? 0.0 : measurePackMs(kernel);
+  row.pack_ms = info.packing.empty() ? 0.0 : measurePackMs(*verified.sets.front().kernel);
   row.note = info.packing;
+  if (inputs.size() > 1) {
+    const double mib = double(operandBytes(c.problem)) * double(inputs.size()) / (1024.0 * 1024.0);
+    row.note += fmt::format("{}cold cache: {} operand sets ({:.0f} MiB) in turn", row.note.empty() ? "" : "; ",
+                            inputs.size(), mib);
+  }
   return verified;
 }
 
 // Repetitions are interleaved across backends, one of each in turn, so that a slow
 // spell of a shared machine hits every backend alike and the ratios stay fair.
-void timeInterleaved(std::vector<VerifiedKernel>& kernels, const SuiteCase& c, const TimingOptions& timing,
+void timeInterleaved(std::vector<VerifiedKernel>& kernels, const SuiteCase& c, const RunOptions& options,
                      double peak_gflops, std::vector<ResultRow>& rows) {
+  const TimingOptions& timing = options.timing;
   TimingOptions one_repetition = timing;
   one_repetition.repetitions = 1;
   std::vector<std::vector<double>> seconds(kernels.size());
@@ -142,8 +147,9 @@ void timeInterleaved(std::vector<VerifiedKernel>& kernels, const SuiteCase& c, c
       ResultRow& row = rows[kernels[i].row];
       if (row.status != VerifyStatus::Passed) continue;
       try {
-        Kernel& kernel = *kernels[i].kernel;
-        const TimingResult once = timeKernel(c.id + "/" + row.backend, [&kernel] { kernel.compute(); }, one_repetition);
+        VerifiedKernel& kernel = kernels[i];
+        const TimingResult once =
+            timeKernel(c.id + "/" + row.backend, [&kernel] { kernel.computeNext(); }, one_repetition);
         seconds[i].push_back(once.seconds.front());
       } catch (const std::exception& error) {
         row.status = VerifyStatus::Error;
@@ -159,6 +165,9 @@ void timeInterleaved(std::vector<VerifiedKernel>& kernels, const SuiteCase& c, c
     row.median_ms = timing_result.median_s * 1e3;
     row.best_ms = timing_result.best_s * 1e3;
     row.stddev_ms = timing_result.stddev_s * 1e3;
+    row.iqr_ms = timing_result.iqr_s * 1e3;
+    row.noisy = timing_result.iqr_s > options.noisy_iqr_fraction * timing_result.median_s;
+    for (double s : timing_result.seconds) row.samples_ms.push_back(s * 1e3);
     row.median_gflops = flops / timing_result.median_s * 1e-9;
     row.best_gflops = flops / timing_result.best_s * 1e-9;
     row.peak_fraction = peak_gflops > 0 ? row.median_gflops / peak_gflops : 0.0;
@@ -256,15 +265,21 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   std::optional<CsvWriter> csv;
   if (!options.csv_path.empty()) csv.emplace(options.csv_path);
 
+  // Cold cache: each call's operands were last touched 2x the last-level cache ago.
+  const std::int64_t cold_rotation_bytes =
+      options.cold_rotation_bytes > 0 ? options.cold_rotation_bytes : 2 * hostCacheSizes().last_level_bytes;
+  summary.metadata.cache = std::string(toString(options.cache));
+  ProgressBar progress(cases.size(), options.progress);
   for (std::size_t ci = 0; ci < cases.size(); ++ci) {
     const SuiteCase& c = cases[ci];
     const auto [data, reference] = makeCheckableData(c.problem, options.fill);
-    const CaseOperands inputs = makeCaseOperands(c.problem, data);
+    std::vector<OperandSet> inputs;
+    const std::int64_t sets = operandSetCount(c.problem, options.cache, cold_rotation_bytes);
+    for (std::int64_t set = 0; set < sets; ++set) inputs.push_back(makeOperandSet(c.problem, data));
     std::vector<ResultRow> case_rows;
     std::vector<VerifiedKernel> verified;
     for (const auto& backend : backends) {
-      if (options.progress)
-        std::cerr << fmt::format("[{}/{}] {} {}: compile and verify\n", ci + 1, cases.size(), c.id, backend->name());
+      progress.show(fmt::format("{} {}: compile and verify", c.id, backend->name()));
       ResultRow& row = case_rows.emplace_back(blankRow(suite, c, backend->name(), *isa, config.threads));
       try {
         if (auto kernel = prepareAndVerify(*backend, c, data, inputs, reference, options.fill, row)) {
@@ -276,14 +291,13 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
         row.note = error.what();
       }
     }
-    if (options.progress)
-      std::cerr << fmt::format("[{}/{}] {}: timing {} kernels, {} interleaved repetitions\n", ci + 1, cases.size(),
-                               c.id, verified.size(), options.timing.repetitions);
+    progress.show(fmt::format("{}: timing {} kernels x {} repetitions", c.id, verified.size(),
+                              options.timing.repetitions));
     // bf16 rows are judged against the dot-product peak where the ISA has one.
     const double peak = c.problem.dtype == DType::BF16 && summary.metadata.bf16_peak_gflops > 0
                             ? summary.metadata.bf16_peak_gflops
                             : summary.metadata.peak_gflops;
-    timeInterleaved(verified, c, options.timing, peak, case_rows);
+    timeInterleaved(verified, c, options, peak, case_rows);
     fillRatiosToLibxsmm(case_rows);
     for (ResultRow& row : case_rows) {
       if (isFailure(row)) ++summary.failures;
@@ -291,6 +305,7 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
       summary.rows.push_back(std::move(row));
     }
     if (!options.json_path.empty()) writeJsonFile(options.json_path, summary.metadata, summary.rows);
+    progress.caseDone();
   }
   return summary;
 }

@@ -8,6 +8,7 @@
 
 #include "harness/core/isa.h"
 #include "harness/report/result_row.h"
+#include "harness/run/operand_sets.h"
 #include "harness/run/timing.h"
 #include "harness/suite/suite.h"
 #include "reference/fill.h"
@@ -24,7 +25,15 @@ struct RunOptions {
   std::string csv_path;               // empty: no CSV
   std::string json_path;              // empty: no JSON
   std::string command_line;
-  bool progress = true;               // progress lines on stderr
+  bool progress = true;               // a progress bar on stderr when it is a terminal
+  // A row whose call times have an interquartile range above this fraction of
+  // their median is flagged noisy.
+  double noisy_iqr_fraction = 0.05;
+  // Hot: every call on the same operands, as kernels run inside a blocked
+  // layer. Cold: operand sets spanning cold_rotation_bytes (0: twice the
+  // last-level cache) are used in turn.
+  CacheMode cache = CacheMode::Hot;
+  std::int64_t cold_rotation_bytes = 0;
 };
 
 struct RunSummary {

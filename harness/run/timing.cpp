@@ -38,6 +38,14 @@ void initializeBenchmarkOnce() {
   });
 }
 
+// The q-quantile of sorted values, interpolated linearly between ranks.
+double quantile(const std::vector<double>& sorted, double q) {
+  const double rank = q * double(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(rank);
+  const std::size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (rank - double(below)) * (sorted[above] - sorted[below]);
+}
+
 }  // namespace
 
 TimingResult summarizeTimes(std::vector<double> seconds) {
@@ -46,7 +54,8 @@ TimingResult summarizeTimes(std::vector<double> seconds) {
   std::vector<double> sorted = seconds;
   std::sort(sorted.begin(), sorted.end());
   const std::size_t n = sorted.size();
-  result.median_s = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  result.median_s = quantile(sorted, 0.5);
+  result.iqr_s = quantile(sorted, 0.75) - quantile(sorted, 0.25);
   result.best_s = sorted.front();
   result.mean_s = std::accumulate(sorted.begin(), sorted.end(), 0.0) / double(n);
   double squares = 0.0;

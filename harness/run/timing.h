@@ -19,13 +19,14 @@ struct TimingResult {
   double best_s = 0.0;
   double mean_s = 0.0;
   double stddev_s = 0.0;
+  double iqr_s = 0.0;  // interquartile range (linear interpolation between ranks)
 };
 
 // Runs `body` in Google Benchmark's loop (wall-clock time) and returns per-call
 // times of each repetition. Throws nkbench::Error when Google Benchmark reports an error.
 TimingResult timeKernel(const std::string& name, const std::function<void()>& body, const TimingOptions& options);
 
-// Median, best, mean and standard deviation of per-call times.
+// Median, best, mean, standard deviation and interquartile range of per-call times.
 TimingResult summarizeTimes(std::vector<double> seconds);
 
 }  // namespace nkbench

@@ -221,7 +221,7 @@ TEST(Cli, ListShowsHostBackendsAndWhatWouldRun) {
 }
 
 TEST(Cli, EveryCommandHasHelp) {
-  for (const char* command : {"--help", "run --help", "list --help", "peak --help"}) {
+  for (const char* command : {"--help", "run --help", "list --help", "peak --help", "compare --help"}) {
     const Outcome help = nkbench(command);
     EXPECT_EQ(help.exit_code, 0) << command;
     EXPECT_NE(help.output.find("Usage"), std::string::npos) << command;
@@ -233,6 +233,68 @@ TEST(Cli, PeakReportsEachHostIsa) {
   ASSERT_EQ(peak.exit_code, 0) << peak.output;
   EXPECT_NE(peak.output.find("avx2"), std::string::npos);
   EXPECT_NE(peak.output.find("GHz"), std::string::npos);
+}
+
+TEST(Cli, ColdCacheCyclesThroughVerifiedOperandSets) {
+  const fs::path json = tempPath("cold.json");
+  const Outcome run = nkbench("run --suite " + sourcePath("suites/smoke.yaml") +
+                              " --backends mlir,libxsmm,eigen --cache cold --cold-mib 4 " + kQuick + " --json " +
+                              json.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("cold cache"), std::string::npos) << run.output;
+  const nlohmann::json report = readReport(json);
+  EXPECT_EQ(report.at("metadata").at("cache"), "cold");
+  for (const nlohmann::json& row : report.at("rows")) {
+    EXPECT_EQ(row.at("status"), "passed") << row.dump();
+    EXPECT_NE(row.at("note").get<std::string>().find("operand sets"), std::string::npos) << row.dump();
+  }
+  EXPECT_EQ(nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --cache warm " + kQuick).exit_code, 2);
+}
+
+// A report with one case run by mlir and libxsmm; mlir's calls take `mlir_ms`.
+fs::path compareReport(const std::string& name, double mlir_ms) {
+  auto row = [](const std::string& backend, double ms) {
+    nlohmann::json samples = nlohmann::json::array();
+    for (double wobble : {1.0, 1.01, 0.99, 1.005, 0.995}) samples.push_back(ms * wobble);
+    return nlohmann::json{{"case", "b"},   {"kind", "brgemm"}, {"dtype", "f32"},     {"c_dtype", "f32"},
+                          {"m", 8},        {"n", 32},          {"k", 32},            {"batch", 4},
+                          {"beta", 0},     {"isa", "avx512"},  {"backend", backend}, {"status", "passed"},
+                          {"median_ms", ms}, {"samples_ms", samples}, {"note", ""}};
+  };
+  const fs::path path = tempPath(name);
+  std::ofstream(path) << nlohmann::json{{"rows", {row("mlir", mlir_ms), row("libxsmm", 0.01)}}}.dump();
+  return path;
+}
+
+TEST(Cli, CompareExitsZeroWithoutRegression) {
+  const fs::path base = compareReport("base.json", 0.01);
+  const Outcome same = nkbench("compare " + base.string() + " " + base.string());
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_NE(same.output.find("0 regressed"), std::string::npos) << same.output;
+}
+
+TEST(Cli, CompareExitsOneOnARegressionAndWritesJson) {
+  const fs::path base = compareReport("base.json", 0.01);
+  const fs::path slower = compareReport("slower.json", 0.0125);
+  const fs::path json = tempPath("comparison.json");
+  const Outcome outcome = nkbench("compare " + base.string() + " " + slower.string() + " --json " + json.string());
+  EXPECT_EQ(outcome.exit_code, 1) << outcome.output;
+  EXPECT_NE(outcome.output.find("REGRESSED"), std::string::npos) << outcome.output;
+  const nlohmann::json comparison = readReport(json);
+  EXPECT_EQ(comparison.at("failed"), true);
+  EXPECT_EQ(comparison.at("summary").at("REGRESSED"), 1);
+  // A lenient threshold lets the same 20% slowdown through.
+  EXPECT_EQ(nkbench("compare " + base.string() + " " + slower.string() + " --threshold 0.3").exit_code, 0);
+}
+
+TEST(Cli, CompareBadInputExitsTwoNamingTheCulprit) {
+  const fs::path base = compareReport("base.json", 0.01);
+  const Outcome missing = nkbench("compare " + base.string() + " /nonexistent/new.json");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.output.find("/nonexistent/new.json"), std::string::npos) << missing.output;
+  const Outcome gate = nkbench("compare " + base.string() + " " + base.string() + " --gate median");
+  EXPECT_EQ(gate.exit_code, 2);
+  EXPECT_NE(gate.output.find("--gate 'median'"), std::string::npos) << gate.output;
 }
 
 }  // namespace

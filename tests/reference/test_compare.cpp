@@ -188,6 +188,39 @@ TEST(CompareBf16C, RandomFillAllowsTheFinalRoundingOnly) {
   EXPECT_EQ(test.verify(wrong).status, VerifyStatus::Failed);
 }
 
+// vdpbf16ps's order: along K in pairs, the odd product is added first, then the
+// even one, each sum rounded to fp32 (the products of two bf16 are exact).
+FloatBuffer dotProductOrderGemm(const Problem& p, const ProblemData& data) {
+  FloatBuffer c(data.c_init);
+  for (std::int64_t i = 0; i < p.m; ++i)
+    for (std::int64_t j = 0; j < p.n; ++j) {
+      float sum = c[i * p.n + j];
+      for (std::int64_t b = 0; b < p.batch; ++b)
+        for (std::int64_t pair = 0; pair < p.k; pair += 2)
+          for (std::int64_t k : {pair + 1, pair}) {
+            if (k >= p.k) continue;  // odd K: the padded product is zero
+            sum += data.a[(b * p.m + i) * p.k + k] * data.b[(b * p.k + k) * p.n + j];
+          }
+      c[i * p.n + j] = sum;
+    }
+  return c;
+}
+
+TEST(CompareBf16, TheDotProductOrderPassesEveryCheck) {
+  Problem problem = makeProblem(16, 16, 255, 8, true);
+  problem.dtype = DType::BF16;
+  const Case exact(problem, FillMode::ExactInteger);
+  const Verification bit_exact = exact.verify(dotProductOrderGemm(problem, exact.data));
+  EXPECT_EQ(bit_exact.status, VerifyStatus::Passed) << bit_exact.detail;
+  EXPECT_EQ(bit_exact.max_error, 0.0);
+  const Case random(problem, FillMode::Random);
+  const FloatBuffer dot_order = dotProductOrderGemm(problem, random.data);
+  ASSERT_NE(dot_order, random.kernel(ReductionOrder::Forward));  // the order really matters here
+  const Verification within = random.verify(dot_order);
+  EXPECT_EQ(within.status, VerifyStatus::Passed) << within.detail;
+  EXPECT_GT(within.max_error, 0.0);
+}
+
 TEST(Compare, ToleranceGrowsWithTheReduction) {
   const Case short_reduction(makeProblem(2, 2, 16, 1, false), FillMode::Random);
   const Case long_reduction(makeProblem(2, 2, 64, 8, false), FillMode::Random);

@@ -28,6 +28,9 @@ inline ResultRow passedRow() {
   row.median_ms = 0.000132456;
   row.best_ms = 0.00012;
   row.stddev_ms = 1.5e-6;
+  row.iqr_ms = 2.5e-6;
+  row.noisy = false;
+  row.samples_ms = {0.000132456, 0.00012, 0.000135};
   row.peak_fraction = 0.61234;
   row.ratio_to_libxsmm = 1.04567;
   row.compile_ms = 812.3456;

@@ -78,7 +78,7 @@ TEST(CsvWriter, HeaderHasTheDocumentedColumnsInOrder) {
       "isa", "backend", "threads",
       "register_block", "implementation", "nanokernel",
       "repetitions", "median_gflops", "best_gflops", "median_ms", "best_ms", "stddev_ms",
-      "peak_fraction", "ratio_to_libxsmm",
+      "iqr_ms", "noisy", "peak_fraction", "ratio_to_libxsmm",
       "compile_ms", "pack_ms",
       "status", "max_error", "note"};
   test::TempDir dir;
@@ -131,6 +131,8 @@ TEST(CsvWriter, FormatsNumbers) {
   EXPECT_EQ(field(record, "median_ms"), "0.0001325");
   EXPECT_EQ(field(record, "best_ms"), "0.00012");
   EXPECT_EQ(field(record, "stddev_ms"), "1.5e-06");
+  EXPECT_EQ(field(record, "iqr_ms"), "2.5e-06");
+  EXPECT_EQ(field(record, "noisy"), "0");
   EXPECT_EQ(field(record, "peak_fraction"), "0.612");
   EXPECT_EQ(field(record, "ratio_to_libxsmm"), "1.046");
   EXPECT_EQ(field(record, "compile_ms"), "812.3");
@@ -143,7 +145,7 @@ TEST(CsvWriter, FormatsNumbers) {
 TEST(CsvWriter, LeavesMeasurementsNotTakenEmpty) {
   const auto skipped = parseCsv(csvRecord(test::skippedRow()) + "\n").at(0);
   for (std::string_view column :
-       {"repetitions", "median_gflops", "best_gflops", "median_ms", "best_ms", "stddev_ms",
+       {"repetitions", "median_gflops", "best_gflops", "median_ms", "best_ms", "stddev_ms", "iqr_ms", "noisy",
         "peak_fraction", "ratio_to_libxsmm", "max_error"}) {
     EXPECT_EQ(field(skipped, column), "") << column;
   }

@@ -52,11 +52,12 @@ TEST(JsonWriter, HasVersionMetadataAndRows) {
   EXPECT_EQ(report.at("rows").size(), 4u);
 }
 
-TEST(JsonWriter, RowKeysAreTheCsvColumns) {
+TEST(JsonWriter, RowKeysAreTheCsvColumnsAndTheSamples) {
   const json row = toJson(test::passedRow());
   std::vector<std::string> keys;
   for (const auto& [key, value] : row.items()) keys.push_back(key);
   std::vector<std::string> columns(csvColumns().begin(), csvColumns().end());
+  columns.push_back("samples_ms");
   std::sort(keys.begin(), keys.end());
   std::sort(columns.begin(), columns.end());
   EXPECT_EQ(keys, columns);
@@ -74,6 +75,8 @@ TEST(JsonWriter, NumbersAreNumbers) {
   EXPECT_EQ(row.at("status"), "passed");
   EXPECT_EQ(row.at("kind"), "brgemm");
   EXPECT_EQ(row.at("case"), "brgemm-8x32x16-b2");
+  EXPECT_EQ(row.at("noisy"), false);
+  EXPECT_EQ(row.at("samples_ms").get<std::vector<double>>(), test::passedRow().samples_ms);
 }
 
 TEST(JsonWriter, AbsentValuesAreNull) {
@@ -84,6 +87,8 @@ TEST(JsonWriter, AbsentValuesAreNull) {
   const json skipped = toJson(test::skippedRow());
   EXPECT_TRUE(skipped.at("median_gflops").is_null());
   EXPECT_TRUE(skipped.at("max_error").is_null());
+  EXPECT_TRUE(skipped.at("samples_ms").is_null());
+  EXPECT_TRUE(skipped.at("noisy").is_null());
   EXPECT_EQ(skipped.at("status"), "skipped");
   EXPECT_EQ(skipped.at("note"), test::skippedRow().note);
 }

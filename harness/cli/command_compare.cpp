@@ -1,0 +1,65 @@
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "harness/cli/commands.h"
+#include "harness/compare/compare_report.h"
+#include "harness/core/error.h"
+
+namespace nkbench::cli {
+namespace {
+
+struct CompareArguments {
+  std::string base;
+  std::string current;
+  double threshold = 0.05;
+  double alpha = 0.05;
+  std::string gate = "relative";
+  std::string json_path;
+};
+
+int compare(const CompareArguments& args) {
+  CompareOptions options;
+  options.threshold = args.threshold;
+  options.alpha = args.alpha;
+  const std::optional<Gate> gate = parseGate(args.gate);
+  if (!gate) throw Error(fmt::format("--gate '{}': expected relative, absolute or both", args.gate));
+  options.gate = *gate;
+  const StoredRun base = loadStoredRun(args.base);
+  const StoredRun current = loadStoredRun(args.current);
+  const Comparison comparison = compareRuns(base, current, options);
+  std::cout << formatComparison(comparison, base, current);
+  if (!args.json_path.empty()) {
+    std::ofstream out(args.json_path, std::ios::trunc);
+    out << comparisonJson(comparison, base, current).dump(2) << "\n";
+    if (!out) throw Error(fmt::format("{}: cannot write the comparison", args.json_path));
+  }
+  return comparison.failed() ? kExitVerificationFailed : kExitOk;
+}
+
+}  // namespace
+
+void addCompareCommand(CLI::App& app, Action& action) {
+  auto args = std::make_shared<CompareArguments>();
+  CLI::App* cmd = app.add_subcommand("compare", "Compare two runs' JSON reports and flag performance regressions");
+  cmd->add_option("BASE", args->base, "Baseline report (nkbench run --json)")->required();
+  cmd->add_option("NEW", args->current, "New report")->required();
+  cmd->add_option("--gate", args->gate,
+                  "What decides: relative (speed as a ratio to libxsmm, per repetition), absolute (call times), "
+                  "or both")
+      ->capture_default_str();
+  cmd->add_option("--threshold", args->threshold, "Slowdown (fraction of the baseline) a regression must exceed")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--alpha", args->alpha, "Significance level of the one-sided rank test over repetitions")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--json", args->json_path, "Also write the comparison as JSON to this file");
+  cmd->footer("Rows match by case, backend, type and ISA. Exit status: 0 when nothing regressed, 1 when a row\n"
+              "regressed, disappeared or stopped passing, 2 on bad input.");
+  cmd->callback([args, &action] { action = [args] { return compare(*args); }; });
+}
+
+}  // namespace nkbench::cli

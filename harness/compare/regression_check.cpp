@@ -1,0 +1,208 @@
+#include "harness/compare/regression_check.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "harness/compare/rank_test.h"
+
+namespace nkbench {
+namespace {
+
+constexpr std::string_view kReferenceBackend = "libxsmm";
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// Per-repetition samples of a speed-like quantity, or only its median for
+// reports without samples.
+struct Samples {
+  std::vector<double> values;
+  double median = 0.0;
+};
+
+Samples speedOf(const StoredRow& row) {
+  Samples speed;
+  for (double ms : row.samples_ms) speed.values.push_back(1.0 / ms);
+  speed.median = speed.values.empty() ? 1.0 / *row.median_ms : median(speed.values);
+  return speed;
+}
+
+// Repetition i of a row ran right after repetition i of libxsmm: their ratio
+// cancels what the machine was doing at the time.
+Samples ratioToReference(const StoredRow& row, const StoredRow& reference) {
+  Samples ratio;
+  const std::size_t n = std::min(row.samples_ms.size(), reference.samples_ms.size());
+  for (std::size_t i = 0; i < n; ++i) ratio.values.push_back(reference.samples_ms[i] / row.samples_ms[i]);
+  ratio.median = ratio.values.empty() ? *reference.median_ms / *row.median_ms : median(ratio.values);
+  return ratio;
+}
+
+Measure measure(const Samples& base, const Samples& current) {
+  Measure m;
+  m.base = base.median;
+  m.current = current.median;
+  m.change = current.median / base.median - 1.0;
+  if (!base.values.empty() && !current.values.empty()) {
+    m.p_slower = probabilityNotSmaller(current.values, base.values);
+    m.p_faster = probabilityNotSmaller(base.values, current.values);
+  }
+  return m;
+}
+
+// Without samples the medians alone decide.
+bool slower(const Measure& m, const CompareOptions& options) {
+  return m.change < -options.threshold && (!m.p_slower || *m.p_slower < options.alpha);
+}
+bool faster(const Measure& m, const CompareOptions& options) {
+  return m.change > options.threshold && (!m.p_faster || *m.p_faster < options.alpha);
+}
+
+// Rows of one run by key, and each case's libxsmm row.
+class RunIndex {
+ public:
+  explicit RunIndex(const StoredRun& run) {
+    for (const StoredRow& row : run.rows) {
+      by_key_.emplace(row.key(), &row);
+      if (row.backend == kReferenceBackend && row.passed() && row.median_ms) reference_.emplace(caseKey(row), &row);
+    }
+  }
+  const StoredRow* find(const std::string& key) const {
+    const auto it = by_key_.find(key);
+    return it == by_key_.end() ? nullptr : it->second;
+  }
+  const StoredRow* referenceFor(const StoredRow& row) const {
+    const auto it = reference_.find(caseKey(row));
+    return it == reference_.end() ? nullptr : it->second;
+  }
+
+ private:
+  static std::string caseKey(const StoredRow& row) {
+    return fmt::format("{} {} {} {}", row.case_id, row.dtype, row.c_dtype, row.isa);
+  }
+  std::map<std::string, const StoredRow*> by_key_;
+  std::map<std::string, const StoredRow*> reference_;
+};
+
+void judgeTimedRows(RowComparison& result, const RunIndex& base_index, const RunIndex& current_index,
+                    const CompareOptions& options) {
+  const StoredRow& base = *result.base;
+  const StoredRow& current = *result.current;
+  result.absolute = measure(speedOf(base), speedOf(current));
+  const StoredRow* base_reference = base_index.referenceFor(base);
+  const StoredRow* current_reference = current_index.referenceFor(current);
+  const bool is_reference = base.backend == kReferenceBackend;
+  if (base_reference && current_reference && !is_reference)
+    result.relative = measure(ratioToReference(base, *base_reference), ratioToReference(current, *current_reference));
+
+  std::vector<const Measure*> deciding;
+  if (options.gate == Gate::Relative && is_reference) {
+    result.verdict = Verdict::Reference;
+    return;
+  }
+  if (options.gate != Gate::Absolute && result.relative) {
+    deciding.push_back(&*result.relative);
+    result.decided_by = "relative";
+  }
+  if (options.gate != Gate::Relative || !result.relative) {
+    deciding.push_back(&*result.absolute);
+    result.decided_by = deciding.size() == 2 ? "both" : "absolute";
+    if (options.gate == Gate::Relative) result.note = "no libxsmm row in both runs: absolute time decides";
+  }
+  const bool any_slower = std::any_of(deciding.begin(), deciding.end(), [&](const Measure* m) { return slower(*m, options); });
+  const bool all_faster = std::all_of(deciding.begin(), deciding.end(), [&](const Measure* m) { return faster(*m, options); });
+  result.verdict = any_slower ? Verdict::Regressed : all_faster ? Verdict::Improved : Verdict::Unchanged;
+  if (!base.samples_ms.empty() && !current.samples_ms.empty()) return;
+  if (!result.note.empty()) result.note += "; ";
+  result.note += "no per-repetition samples: medians alone decide";
+}
+
+RowComparison compareRow(const StoredRow& base, const RunIndex& base_index, const RunIndex& current_index,
+                         const CompareOptions& options) {
+  RowComparison result;
+  result.key = base.key();
+  result.base = base;
+  const StoredRow* current = current_index.find(result.key);
+  if (current) result.current = *current;
+  if (!base.passed()) {
+    result.verdict = Verdict::NotCompared;
+    result.note = fmt::format("{} in the baseline", base.status);
+  } else if (!current) {
+    result.verdict = Verdict::Missing;
+    result.note = "not in the new run";
+  } else if (current->problem != base.problem) {
+    result.verdict = Verdict::NotCompared;
+    result.note = fmt::format("the case changed: {} then, {} now", base.problem, current->problem);
+  } else if (!current->passed()) {
+    result.verdict = Verdict::StoppedPassing;
+    result.note = fmt::format("{} now: {}", current->status, current->note);
+  } else {
+    judgeTimedRows(result, base_index, current_index, options);
+  }
+  return result;
+}
+
+}  // namespace
+
+std::string_view toString(Gate gate) {
+  switch (gate) {
+    case Gate::Relative: return "relative";
+    case Gate::Absolute: return "absolute";
+    case Gate::Both: return "both";
+  }
+  return "?";
+}
+
+std::optional<Gate> parseGate(std::string_view text) {
+  for (Gate gate : {Gate::Relative, Gate::Absolute, Gate::Both})
+    if (text == toString(gate)) return gate;
+  return std::nullopt;
+}
+
+std::string_view toString(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::Unchanged: return "unchanged";
+    case Verdict::Improved: return "improved";
+    case Verdict::Regressed: return "REGRESSED";
+    case Verdict::Missing: return "MISSING";
+    case Verdict::StoppedPassing: return "STOPPED PASSING";
+    case Verdict::Added: return "added";
+    case Verdict::NotCompared: return "not compared";
+    case Verdict::Reference: return "reference";
+  }
+  return "?";
+}
+
+bool isFailure(Verdict verdict) {
+  return verdict == Verdict::Regressed || verdict == Verdict::Missing || verdict == Verdict::StoppedPassing;
+}
+
+int Comparison::count(Verdict verdict) const {
+  return int(std::count_if(rows.begin(), rows.end(), [verdict](const RowComparison& r) { return r.verdict == verdict; }));
+}
+
+bool Comparison::failed() const {
+  return std::any_of(rows.begin(), rows.end(), [](const RowComparison& r) { return isFailure(r.verdict); });
+}
+
+Comparison compareRuns(const StoredRun& base, const StoredRun& current, const CompareOptions& options) {
+  const RunIndex base_index(base), current_index(current);
+  Comparison comparison;
+  comparison.options = options;
+  for (const StoredRow& row : base.rows) comparison.rows.push_back(compareRow(row, base_index, current_index, options));
+  for (const StoredRow& row : current.rows)
+    if (!base_index.find(row.key())) {
+      RowComparison added;
+      added.key = row.key();
+      added.current = row;
+      added.verdict = Verdict::Added;
+      comparison.rows.push_back(std::move(added));
+    }
+  return comparison;
+}
+
+}  // namespace nkbench

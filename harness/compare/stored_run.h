@@ -1,0 +1,38 @@
+// A run as nkbench wrote it to JSON, read back for comparison.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nkbench {
+
+struct StoredRow {
+  std::string case_id;
+  std::string backend;
+  std::string dtype;    // A and B
+  std::string c_dtype;  // "f32" when the report predates the column
+  std::string isa;
+  std::string problem;  // "brgemm 64x64x64 b32 beta=1": tells a changed case from the same one
+  std::string status;   // passed, failed, mistrusted, skipped, error
+  std::string note;
+  std::optional<double> median_ms;  // passed rows only
+  std::vector<double> samples_ms;   // per-repetition call times in run order; empty in older reports
+
+  // "case backend dtype->c_dtype isa": what a row is matched by across runs.
+  std::string key() const;
+  bool passed() const { return status == "passed"; }
+};
+
+struct StoredRun {
+  std::string path;
+  std::string origin;  // "CPU, date, commit", for the report
+  std::vector<StoredRow> rows;
+};
+
+// Throws nkbench::Error naming the file when it cannot be read, is not an nkbench
+// JSON report, has no rows, or holds one row key twice.
+StoredRun loadStoredRun(const std::filesystem::path& path);
+
+}  // namespace nkbench

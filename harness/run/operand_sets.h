@@ -1,0 +1,42 @@
+// The A and B operands a case's kernels are bound to: one set for hot-cache
+// timing, or for cold-cache timing enough independent copies that cycling
+// through them (one call per set in turn) pushes each set out of the
+// last-level cache before it comes round again.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <optional>
+#include <vector>
+
+#include "harness/core/aligned_buffer.h"
+#include "harness/core/problem.h"
+#include "reference/bf16.h"
+#include "reference/fill.h"
+
+namespace nkbench {
+
+enum class CacheMode { Hot, Cold };
+std::string_view toString(CacheMode mode);
+std::optional<CacheMode> parseCacheMode(std::string_view text);  // "hot" | "cold"
+
+// A and B in the problem's type, owned.
+struct OperandSet {
+  FloatBuffer a_f32, b_f32;
+  BFloat16Buffer a_bf16, b_bf16;
+  const void* a() const;
+  const void* b() const;
+};
+
+OperandSet makeOperandSet(const Problem& problem, const ProblemData& data);
+
+// Bytes of A, B and C of one call.
+std::int64_t operandBytes(const Problem& problem);
+
+// Hot: 1. Cold: enough sets that together they span `rotation_bytes`, at least 2
+// and at most kMaxOperandSets (the cap keeps tiny cases from preparing
+// thousands of kernels; their sets then still span far more than L2).
+inline constexpr std::int64_t kMaxOperandSets = 1024;
+std::int64_t operandSetCount(const Problem& problem, CacheMode mode, std::int64_t rotation_bytes);
+
+}  // namespace nkbench

@@ -1,0 +1,85 @@
+"""Splits rows into one group per (type, ISA): each group becomes one set of figures."""
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .results import InputError, ResultRow, RunInfo
+
+
+@dataclass(frozen=True)
+class GroupKey:
+    dtype: str
+    c_dtype: str
+    isa: str
+
+    @property
+    def type_label(self) -> str:
+        """'bf16' for bf16 operands with an f32 C, 'bf16->bf16 C' for a bf16 C."""
+        return self.dtype if self.c_dtype == "f32" else f"{self.dtype}->{self.c_dtype} C"
+
+    @property
+    def label(self) -> str:
+        return f"{self.type_label}, {self.isa}"
+
+    @property
+    def slug(self) -> str:
+        """File-name part, e.g. 'f32-avx512-bf16' or 'bf16-cbf16-avx512-bf16'."""
+        type_part = self.dtype if self.c_dtype == "f32" else f"{self.dtype}-c{self.c_dtype}"
+        return f"{type_part}-{self.isa}"
+
+
+@dataclass(frozen=True, order=True)
+class Peak:
+    gflops: float
+    what: str
+
+
+@dataclass
+class ResultGroup:
+    """The rows of one (type, ISA), with cases and backends in first-seen order."""
+    key: GroupKey
+    cases: list[str] = field(default_factory=list)
+    backends: list[str] = field(default_factory=list)
+    rows: dict[tuple[str, str], ResultRow] = field(default_factory=dict)
+
+    def row(self, case: str, backend: str) -> Optional[ResultRow]:
+        return self.rows.get((case, backend))
+
+    def add(self, row: ResultRow) -> None:
+        earlier = self.rows.get((row.case, row.backend))
+        if earlier is not None:
+            raise InputError(f"{row.run.source}: case '{row.case}' on {row.backend} ({self.key.label}) "
+                             f"was already read from {earlier.run.source}")
+        self.rows[(row.case, row.backend)] = row
+        if row.case not in self.cases:
+            self.cases.append(row.case)
+        if row.backend not in self.backends:
+            self.backends.append(row.backend)
+
+    @property
+    def runs(self) -> list[RunInfo]:
+        return list(dict.fromkeys(row.run for row in self.rows.values()))
+
+    @property
+    def threads(self) -> list[int]:
+        counts = {row.threads for row in self.rows.values()} | {run.threads for run in self.runs}
+        return sorted(count for count in counts if count is not None)
+
+    @property
+    def peaks(self) -> list[Peak]:
+        """Measured peak of each run in the group; bf16 uses the bf16 dot-product peak where measured."""
+        def peak(run: RunInfo) -> Optional[Peak]:
+            if self.key.dtype == "bf16" and run.bf16_peak_gflops:
+                return Peak(run.bf16_peak_gflops, "bf16 dot-product peak")
+            if run.peak_gflops:
+                return Peak(run.peak_gflops, "fp32 FMA peak")
+            return None
+        return sorted({value for value in map(peak, self.runs) if value is not None})
+
+
+def group_results(rows: list[ResultRow]) -> list[ResultGroup]:
+    groups: dict[GroupKey, ResultGroup] = {}
+    for row in rows:
+        key = GroupKey(row.dtype, row.c_dtype, row.isa)
+        groups.setdefault(key, ResultGroup(key)).add(row)
+    return list(groups.values())

@@ -1,0 +1,160 @@
+"""Reads nkbench result files (CSV or JSON) into rows that carry their run's metadata."""
+
+import csv
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+STATUSES = ("passed", "failed", "mistrusted", "skipped", "error")
+REQUIRED_FIELDS = ("case", "dtype", "isa", "backend", "status",
+                   "median_gflops", "ratio_to_libxsmm", "compile_ms")
+
+
+class InputError(Exception):
+    """A result file that cannot be used; the message names the file."""
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What a JSON report's metadata says about its run; None where unknown (CSV input)."""
+    source: str
+    cpu_model: Optional[str] = None
+    date: Optional[str] = None
+    threads: Optional[int] = None
+    peak_gflops: Optional[float] = None
+    bf16_peak_gflops: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """One (case, backend) result. Speeds are None unless the row passed verification."""
+    case: str
+    dtype: str
+    c_dtype: str
+    isa: str
+    backend: str
+    threads: Optional[int]
+    status: str
+    median_gflops: Optional[float]
+    ratio_to_libxsmm: Optional[float]
+    compile_ms: Optional[float]
+    run: RunInfo
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+
+def load_results(paths: list[str]) -> list[ResultRow]:
+    rows: list[ResultRow] = []
+    for path in paths:
+        rows.extend(load_file(Path(path)))
+    return rows
+
+
+def load_file(path: Path) -> list[ResultRow]:
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".json"):
+        raise InputError(f"{path}: expected a .csv or .json nkbench report")
+    text = read_text(path)
+    records, run = parse_json(path, text) if suffix == ".json" else parse_csv(path, text)
+    if not records:
+        raise InputError(f"{path}: no rows")
+    return [make_row(path, where, record, run) for where, record in records]
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        raise InputError(f"{path}: cannot read: {error.strerror or error}") from None
+
+
+def parse_csv(path: Path, text: str) -> tuple[list[tuple[str, dict]], RunInfo]:
+    reader = csv.DictReader(text.splitlines())
+    missing = [field for field in REQUIRED_FIELDS if field not in (reader.fieldnames or [])]
+    if missing:
+        raise InputError(f"{path}: not an nkbench CSV report: missing column(s) {', '.join(missing)}")
+    records = []
+    for record in reader:
+        if None in record or None in record.values():
+            raise InputError(f"{path}: line {reader.line_num}: wrong number of fields")
+        # An empty CSV field means "not measured", as null does in JSON.
+        records.append((f"line {reader.line_num}", {k: (v if v != "" else None) for k, v in record.items()}))
+    return records, RunInfo(source=str(path))
+
+
+def parse_json(path: Path, text: str) -> tuple[list[tuple[str, dict]], RunInfo]:
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{path}: not valid JSON: {error.msg} at line {error.lineno}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("rows"), list):
+        raise InputError(f"{path}: not an nkbench JSON report: no 'rows' list")
+    metadata = document.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = {}
+    records = []
+    for index, record in enumerate(document["rows"]):
+        where = f"row {index + 1}"
+        if not isinstance(record, dict):
+            raise InputError(f"{path}: {where}: not an object")
+        missing = [field for field in REQUIRED_FIELDS if field not in record]
+        if missing:
+            raise InputError(f"{path}: {where}: missing field(s) {', '.join(missing)}")
+        records.append((where, record))
+    return records, run_info(path, metadata)
+
+
+def run_info(path: Path, metadata: dict) -> RunInfo:
+    def number(key):
+        value = metadata.get(key)
+        return float(value) if isinstance(value, (int, float)) and value > 0 else None
+
+    def text(key):
+        value = metadata.get(key)
+        return str(value) if value not in (None, "") else None
+
+    threads = metadata.get("threads")
+    return RunInfo(source=str(path), cpu_model=text("cpu_model"), date=text("date"),
+                   threads=threads if isinstance(threads, int) else None,
+                   peak_gflops=number("peak_gflops"), bf16_peak_gflops=number("bf16_peak_gflops"))
+
+
+def make_row(path: Path, where: str, record: dict, run: RunInfo) -> ResultRow:
+    def text(field, default=None):
+        value = record.get(field)
+        if value is None or value == "":
+            if default is None:
+                raise InputError(f"{path}: {where}: empty '{field}'")
+            return default
+        return str(value)
+
+    def number(field):
+        value = record.get(field)
+        if value is None:
+            return None
+        try:
+            parsed = float(value)
+        except (TypeError, ValueError):
+            raise InputError(f"{path}: {where}: {field} {value!r} is not a number") from None
+        return parsed if math.isfinite(parsed) else None
+
+    status = text("status")
+    if status not in STATUSES:
+        raise InputError(f"{path}: {where}: unknown status {status!r} "
+                         f"(expected one of {', '.join(STATUSES)})")
+    passed = status == "passed"
+    threads = number("threads")
+    return ResultRow(
+        case=text("case"), dtype=text("dtype"),
+        c_dtype=text("c_dtype", "f32"),  # reports older than the c_dtype column had an f32 C
+        isa=text("isa"), backend=text("backend"),
+        threads=int(threads) if threads is not None else None,
+        status=status,
+        # Only a verified row was timed: anything else in these fields is not a measurement.
+        median_gflops=number("median_gflops") if passed else None,
+        ratio_to_libxsmm=number("ratio_to_libxsmm") if passed else None,
+        compile_ms=number("compile_ms"), run=run)

@@ -1,0 +1,174 @@
+#include <gtest/gtest.h>
+
+#include "harness/compare/regression_check.h"
+
+namespace nkbench {
+namespace {
+
+// Seven repetitions around `ms` with a little spread, in run order.
+std::vector<double> samplesAround(double ms) {
+  std::vector<double> samples;
+  for (double wobble : {1.0, 1.01, 0.99, 1.005, 0.995, 1.02, 0.985}) samples.push_back(ms * wobble);
+  return samples;
+}
+
+StoredRow timedRow(const std::string& backend, double ms, const std::string& case_id = "brgemm-a") {
+  StoredRow row;
+  row.case_id = case_id;
+  row.backend = backend;
+  row.dtype = "f32";
+  row.c_dtype = "f32";
+  row.isa = "avx512";
+  row.problem = "brgemm 32x32x32 b32 beta=0";
+  row.status = "passed";
+  row.samples_ms = samplesAround(ms);
+  row.median_ms = ms;
+  return row;
+}
+
+// One case run by mlir and libxsmm; `machine` scales both (a slower machine),
+// `mlir` scales mlir alone (a code change).
+StoredRun run(double machine = 1.0, double mlir = 1.0) {
+  StoredRun run;
+  run.path = "run.json";
+  run.rows = {timedRow("mlir", 0.010 * machine * mlir), timedRow("libxsmm", 0.010 * machine)};
+  return run;
+}
+
+const RowComparison& rowOf(const Comparison& comparison, const std::string& backend) {
+  for (const RowComparison& row : comparison.rows)
+    if ((row.base ? row.base->backend : row.current->backend) == backend) return row;
+  throw std::runtime_error("no row for " + backend);
+}
+
+TEST(RegressionCheck, TheSameRunTwiceHasNoFailure) {
+  const Comparison comparison = compareRuns(run(), run(), {});
+  EXPECT_FALSE(comparison.failed());
+  EXPECT_EQ(rowOf(comparison, "mlir").verdict, Verdict::Unchanged);
+  EXPECT_EQ(rowOf(comparison, "mlir").decided_by, "relative");
+  EXPECT_EQ(rowOf(comparison, "libxsmm").verdict, Verdict::Reference);
+}
+
+TEST(RegressionCheck, ATenPercentSlowerKernelRegresses) {
+  const Comparison comparison = compareRuns(run(), run(1.0, 1.0 / 0.9), {});
+  const RowComparison& mlir = rowOf(comparison, "mlir");
+  EXPECT_EQ(mlir.verdict, Verdict::Regressed);
+  EXPECT_NEAR(mlir.relative->change, -0.10, 0.01);
+  EXPECT_LT(*mlir.relative->p_slower, 0.01);
+  EXPECT_TRUE(comparison.failed());
+}
+
+TEST(RegressionCheck, ASlowerMachineIsNotARegressionOfTheRatio) {
+  const Comparison relative = compareRuns(run(), run(1.3), {});
+  EXPECT_FALSE(relative.failed());
+  EXPECT_NEAR(rowOf(relative, "mlir").absolute->change, 1 / 1.3 - 1, 0.01);  // measured, not gated
+  CompareOptions absolute;
+  absolute.gate = Gate::Absolute;
+  const Comparison by_time = compareRuns(run(), run(1.3), absolute);
+  EXPECT_EQ(rowOf(by_time, "mlir").verdict, Verdict::Regressed);
+  EXPECT_EQ(rowOf(by_time, "libxsmm").verdict, Verdict::Regressed);
+}
+
+TEST(RegressionCheck, BothGatesFailOnEither) {
+  CompareOptions both;
+  both.gate = Gate::Both;
+  EXPECT_EQ(rowOf(compareRuns(run(), run(1.3), both), "mlir").verdict, Verdict::Regressed);
+  EXPECT_EQ(rowOf(compareRuns(run(), run(1.0, 1.0 / 0.8), both), "mlir").verdict, Verdict::Regressed);
+  EXPECT_EQ(rowOf(compareRuns(run(), run(), both), "mlir").decided_by, "both");
+}
+
+TEST(RegressionCheck, SmallOrInsignificantChangesPass) {
+  // 3% slower: below the 5% threshold however significant.
+  EXPECT_EQ(rowOf(compareRuns(run(), run(1.0, 1.03), {}), "mlir").verdict, Verdict::Unchanged);
+  // 20% slower in the median of three noisy repetitions against three: not significant at 5%.
+  StoredRun noisy_base = run(), noisy_new = run(1.0, 1.2);
+  for (StoredRun* r : {&noisy_base, &noisy_new})
+    for (StoredRow& row : r->rows) row.samples_ms.resize(3);
+  noisy_new.rows[0].samples_ms = {0.010, 0.013, 0.0121};
+  noisy_base.rows[0].samples_ms = {0.0125, 0.0101, 0.0099};
+  const Comparison comparison = compareRuns(noisy_base, noisy_new, {});
+  const RowComparison& mlir = rowOf(comparison, "mlir");
+  EXPECT_GT(*mlir.relative->p_slower, 0.05);
+  EXPECT_EQ(mlir.verdict, Verdict::Unchanged);
+}
+
+TEST(RegressionCheck, AFasterKernelIsAnImprovement) {
+  const Comparison comparison = compareRuns(run(), run(1.0, 0.8), {});
+  EXPECT_EQ(rowOf(comparison, "mlir").verdict, Verdict::Improved);
+  EXPECT_FALSE(comparison.failed());
+}
+
+TEST(RegressionCheck, MissingAndStoppedPassingRowsFail) {
+  StoredRun without_mlir = run();
+  without_mlir.rows.erase(without_mlir.rows.begin());
+  const Comparison missing = compareRuns(run(), without_mlir, {});
+  EXPECT_EQ(rowOf(missing, "mlir").verdict, Verdict::Missing);
+  EXPECT_TRUE(missing.failed());
+
+  StoredRun failing = run();
+  failing.rows[0].status = "failed";
+  failing.rows[0].note = "3 of 1024 outputs wrong";
+  failing.rows[0].median_ms.reset();
+  failing.rows[0].samples_ms.clear();
+  const Comparison stopped = compareRuns(run(), failing, {});
+  EXPECT_EQ(rowOf(stopped, "mlir").verdict, Verdict::StoppedPassing);
+  EXPECT_NE(rowOf(stopped, "mlir").note.find("3 of 1024 outputs wrong"), std::string::npos);
+  EXPECT_TRUE(stopped.failed());
+}
+
+TEST(RegressionCheck, NewRowsAndRowsNotTimedBeforeDoNotFail) {
+  StoredRun more = run();
+  more.rows.push_back(timedRow("eigen", 0.05));
+  StoredRun skipped_before = run();
+  skipped_before.rows[0].status = "skipped";
+  const Comparison added = compareRuns(skipped_before, more, {});
+  EXPECT_EQ(rowOf(added, "eigen").verdict, Verdict::Added);
+  EXPECT_EQ(rowOf(added, "mlir").verdict, Verdict::NotCompared);
+  EXPECT_FALSE(added.failed());
+}
+
+TEST(RegressionCheck, AChangedCaseIsNotCompared) {
+  StoredRun changed = run(1.0, 2.0);
+  changed.rows[0].problem = "brgemm 64x64x64 b32 beta=0";
+  const Comparison comparison = compareRuns(run(), changed, {});
+  const RowComparison& mlir = rowOf(comparison, "mlir");
+  EXPECT_EQ(mlir.verdict, Verdict::NotCompared);
+  EXPECT_NE(mlir.note.find("the case changed"), std::string::npos);
+}
+
+TEST(RegressionCheck, WithoutLibxsmmTheAbsoluteTimeDecides) {
+  StoredRun base = run(), current = run(1.0, 1.0 / 0.8);
+  base.rows.pop_back();
+  current.rows.pop_back();
+  const Comparison comparison = compareRuns(base, current, {});
+  const RowComparison& mlir = rowOf(comparison, "mlir");
+  EXPECT_EQ(mlir.decided_by, "absolute");
+  EXPECT_EQ(mlir.verdict, Verdict::Regressed);
+  EXPECT_NE(mlir.note.find("absolute time decides"), std::string::npos);
+}
+
+TEST(RegressionCheck, WithoutSamplesTheMediansDecide) {
+  StoredRun base = run(), current = run(1.0, 1.0 / 0.8);
+  for (StoredRun* r : {&base, &current})
+    for (StoredRow& row : r->rows) row.samples_ms.clear();
+  const Comparison comparison = compareRuns(base, current, {});
+  const RowComparison& mlir = rowOf(comparison, "mlir");
+  EXPECT_EQ(mlir.verdict, Verdict::Regressed);
+  EXPECT_FALSE(mlir.relative->p_slower.has_value());
+  EXPECT_NE(mlir.note.find("medians alone decide"), std::string::npos);
+}
+
+TEST(RegressionCheck, ThresholdIsConfigurable) {
+  CompareOptions lenient;
+  lenient.threshold = 0.25;
+  EXPECT_EQ(rowOf(compareRuns(run(), run(1.0, 1.0 / 0.8), lenient), "mlir").verdict, Verdict::Unchanged);
+  EXPECT_EQ(rowOf(compareRuns(run(), run(1.0, 1.0 / 0.6), lenient), "mlir").verdict, Verdict::Regressed);
+}
+
+TEST(RegressionCheck, GateNamesRoundTrip) {
+  for (Gate gate : {Gate::Relative, Gate::Absolute, Gate::Both}) EXPECT_EQ(parseGate(toString(gate)), gate);
+  EXPECT_FALSE(parseGate("median").has_value());
+}
+
+}  // namespace
+}  // namespace nkbench

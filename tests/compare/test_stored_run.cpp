@@ -1,0 +1,99 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "harness/compare/stored_run.h"
+#include "harness/core/error.h"
+#include "harness/report/json_writer.h"
+
+namespace nkbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path tempFile(const std::string& name, const std::string& content) {
+  const fs::path dir = fs::temp_directory_path() / ("nkbench-compare-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / name) << content;
+  return dir / name;
+}
+
+void expectLoadError(const fs::path& path, const std::string& part) {
+  try {
+    loadStoredRun(path);
+    ADD_FAILURE() << "no error for " << path;
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+    EXPECT_NE(message.find(part), std::string::npos) << message;
+  }
+}
+
+ResultRow writtenRow(const std::string& backend) {
+  ResultRow row;
+  row.suite = std::string("s");
+  row.case_id = std::string("bf16-c");
+  row.problem.dtype = DType::BF16;
+  row.problem.c_dtype = DType::BF16;
+  row.problem.m = 8;
+  row.problem.n = 32;
+  row.problem.k = 16;
+  row.problem.batch = 2;
+  row.isa = std::string("avx512-bf16");
+  row.backend = backend;
+  row.status = VerifyStatus::Passed;
+  row.repetitions = 3;
+  row.median_ms = 0.002;
+  row.samples_ms = {0.0021, 0.002, 0.0019};
+  return row;
+}
+
+TEST(StoredRun, ReadsWhatTheJsonWriterWrites) {
+  const fs::path path = tempFile("run.json", "");
+  RunMetadata metadata;
+  metadata.cpu_model = "Test CPU";
+  metadata.git_commit = "abc123";
+  ResultRow skipped = writtenRow("onednn");
+  skipped.status = VerifyStatus::Skipped;
+  skipped.note = std::string("no bf16 here");
+  writeJsonFile(path, metadata, {writtenRow("mlir"), skipped});
+  const StoredRun run = loadStoredRun(path);
+  ASSERT_EQ(run.rows.size(), 2u);
+  const StoredRow& mlir = run.rows[0];
+  EXPECT_EQ(mlir.key(), "bf16-c mlir bf16->bf16 avx512-bf16");
+  EXPECT_EQ(mlir.problem, "brgemm 8x32x16 b2 beta=0");
+  EXPECT_TRUE(mlir.passed());
+  EXPECT_EQ(mlir.median_ms, 0.002);
+  EXPECT_EQ(mlir.samples_ms, (std::vector<double>{0.0021, 0.002, 0.0019}));
+  EXPECT_EQ(run.rows[1].status, "skipped");
+  EXPECT_FALSE(run.rows[1].median_ms.has_value());
+  EXPECT_TRUE(run.rows[1].samples_ms.empty());
+  EXPECT_NE(run.origin.find("Test CPU"), std::string::npos);
+  EXPECT_NE(run.origin.find("abc123"), std::string::npos);
+}
+
+TEST(StoredRun, OlderReportsWithoutCDtypeOrSamplesLoad) {
+  const fs::path path = tempFile("old.json", R"({"rows": [{"case": "a", "kind": "gemm", "dtype": "f32", "m": 1,
+      "n": 2, "k": 3, "batch": 1, "beta": 0, "isa": "avx2", "backend": "mlir", "status": "passed",
+      "median_ms": 0.5, "note": ""}]})");
+  const StoredRun run = loadStoredRun(path);
+  EXPECT_EQ(run.rows.at(0).key(), "a mlir f32 avx2");
+  EXPECT_TRUE(run.rows.at(0).samples_ms.empty());
+  EXPECT_NE(run.origin.find("unknown"), std::string::npos);
+}
+
+TEST(StoredRun, BadReportsNameTheFile) {
+  expectLoadError(fs::temp_directory_path() / "nkbench-no-such-report.json", "cannot read");
+  expectLoadError(tempFile("text.json", "suite,case\n"), "not JSON");
+  expectLoadError(tempFile("list.json", "[1, 2]"), "not an nkbench JSON report");
+  expectLoadError(tempFile("empty.json", R"({"rows": []})"), "no rows");
+  expectLoadError(tempFile("malformed.json", R"({"rows": [{"case": "a"}]})"), "row 1 is malformed");
+  const std::string row = R"({"case": "a", "kind": "gemm", "dtype": "f32", "m": 1, "n": 2, "k": 3, "batch": 1,
+      "beta": 0, "isa": "avx2", "backend": "mlir", "status": "skipped"})";
+  expectLoadError(tempFile("twice.json", R"({"rows": [)" + row + "," + row + "]}"), "appears twice");
+}
+
+}  // namespace
+}  // namespace nkbench

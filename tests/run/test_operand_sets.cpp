@@ -1,0 +1,54 @@
+#include <gtest/gtest.h>
+
+#include "harness/run/operand_sets.h"
+#include "tests/support/test_problems.h"
+
+namespace nkbench {
+namespace {
+
+TEST(OperandSets, HotUsesOneSet) {
+  EXPECT_EQ(operandSetCount(test::makeProblem(32, 32, 32, 8, false), CacheMode::Hot, 1 << 30), 1);
+}
+
+TEST(OperandSets, ColdSetsSpanTheRotationBytes) {
+  const Problem p = test::makeProblem(64, 64, 64, 4, false);  // A, B 64 KiB each, C 16 KiB
+  EXPECT_EQ(operandBytes(p), 2 * 4 * 64 * 64 * 4 + 64 * 64 * 4);
+  const std::int64_t rotation = 10 * operandBytes(p) + 1;
+  EXPECT_EQ(operandSetCount(p, CacheMode::Cold, rotation), 11);
+}
+
+TEST(OperandSets, ColdKeepsBetweenTwoAndTheCap) {
+  const Problem big = test::makeProblem(1024, 1024, 1024, 1, false);
+  EXPECT_EQ(operandSetCount(big, CacheMode::Cold, 1024), 2);
+  const Problem tiny = test::makeProblem(1, 1, 1, 1, false);
+  EXPECT_EQ(operandSetCount(tiny, CacheMode::Cold, std::int64_t{1} << 40), kMaxOperandSets);
+}
+
+TEST(OperandSets, Bf16OperandsCountTwoBytes) {
+  Problem p = test::makeProblem(8, 32, 16, 2, false);
+  p.dtype = DType::BF16;
+  EXPECT_EQ(operandBytes(p), (8 * 16 * 2 + 16 * 32 * 2) * 2 + 8 * 32 * 4);
+  p.c_dtype = DType::BF16;
+  EXPECT_EQ(operandBytes(p), (8 * 16 * 2 + 16 * 32 * 2) * 2 + 8 * 32 * 2);
+}
+
+TEST(OperandSets, SetsAreIndependentCopiesInTheProblemsType) {
+  Problem p = test::makeProblem(4, 8, 6, 2, false);
+  p.dtype = DType::BF16;
+  const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
+  const OperandSet first = makeOperandSet(p, data), second = makeOperandSet(p, data);
+  EXPECT_NE(first.a(), second.a());
+  EXPECT_NE(first.b(), second.b());
+  ASSERT_EQ(first.a_bf16.size(), data.a.size());
+  for (std::size_t i = 0; i < data.a.size(); ++i) EXPECT_EQ(toFloat(first.a_bf16[i]), data.a[i]);
+  EXPECT_TRUE(first.a_f32.empty());
+}
+
+TEST(OperandSets, CacheModeNames) {
+  EXPECT_EQ(parseCacheMode("cold"), CacheMode::Cold);
+  EXPECT_EQ(parseCacheMode("hot"), CacheMode::Hot);
+  EXPECT_FALSE(parseCacheMode("warm").has_value());
+}
+
+}  // namespace
+}  // namespace nkbench

@@ -1,0 +1,227 @@
+"""scripts/plot_results.py end to end: small synthetic reports in, figures and ratios.md out.
+
+Run with the Python that has matplotlib: /usr/bin/python3 -m unittest tests/scripts/test_plot_results.py
+"""
+
+import csv
+import json
+import math
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "plot_results.py"
+BAD_INPUT = 2
+
+# mlir's ratios to libxsmm in the f32 run; their geometric mean is what the figure and table must show.
+MLIR_RATIOS = {"c1": 1.2, "c2": 0.9, "c3": 1.5}
+EXPECTED_MLIR_GEOMEAN = math.prod(MLIR_RATIOS.values()) ** (1 / len(MLIR_RATIOS))
+
+
+def row(case, backend, status="passed", gflops=None, ratio=None, dtype="f32", isa="avx512", **extra):
+    fields = {"suite": "t", "case": case, "kind": "brgemm", "dtype": dtype, "m": 8, "n": 8, "k": 8,
+              "batch": 2, "beta": 0, "isa": isa, "backend": backend, "threads": 1,
+              "median_gflops": gflops, "ratio_to_libxsmm": ratio, "compile_ms": 1.5,
+              "status": status, "note": ""}
+    fields.update(extra)
+    return fields
+
+
+def f32_rows():
+    rows = []
+    for case, mlir_ratio in MLIR_RATIOS.items():
+        rows += [row(case, "libxsmm", gflops=50.0, ratio=1.0),
+                 row(case, "mlir", gflops=50.0 * mlir_ratio, ratio=mlir_ratio)]
+        untimed = case == "c2"
+        # c2: eigen failed and mlir-default was skipped. The failed row still carries a speed, as a
+        # broken report might: it must not be drawn.
+        rows.append(row(case, "eigen", status="failed" if untimed else "passed", gflops=20.0, ratio=0.4))
+        rows.append(row(case, "mlir-default", status="skipped") if untimed
+                    else row(case, "mlir-default", gflops=2.0, ratio=0.04))
+    # bf16 operands with a bf16 C: a group of its own.
+    rows += [row("bc1", "libxsmm", dtype="bf16", c_dtype="bf16", status="skipped"),
+             row("bc1", "eigen", dtype="bf16", c_dtype="bf16", gflops=30.0)]
+    return rows
+
+
+def f32_report():
+    metadata = {"cpu_model": "Test CPU 9000", "isa": "avx512", "threads": 1, "date": "2026-01-02T03:04:05Z",
+                "peak_gflops": 100.0, "bf16_peak_gflops": 0.0, "hostname": "h", "git_commit": "abc"}
+    return {"nkbench_version": "0.1", "metadata": metadata,
+            "rows": [dict(r, c_dtype=r.get("c_dtype", "f32")) for r in f32_rows()]}
+
+
+def bf16_csv_rows():
+    """An older CSV: no c_dtype column, so C is f32; no metadata, so CPU, date and peak are unknown."""
+    rows = []
+    for case, onednn_status in (("b1", "skipped"), ("b2", "error")):
+        rows += [row(case, "libxsmm", dtype="bf16", isa="avx2", gflops=80.0, ratio=1.0),
+                 row(case, "mlir", dtype="bf16", isa="avx2", gflops=84.0, ratio=1.05),
+                 row(case, "onednn", dtype="bf16", isa="avx2", status=onednn_status)]
+    return rows
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+        writer.writeheader()
+        for record in rows:
+            writer.writerow({k: "" if v is None else v for k, v in record.items()})
+
+
+def run_script(*arguments):
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, arguments)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def svg_ids(path):
+    return [element.get("id") for element in ElementTree.parse(path).iter() if element.get("id")]
+
+
+def svg_text(path):
+    return " ".join(text for element in ElementTree.parse(path).iter() for text in [element.text] if text)
+
+
+class RenderedFigures(unittest.TestCase):
+    """One render of two inputs (JSON with metadata + CSV without), shared by the checks below."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.temporary = tempfile.TemporaryDirectory()
+        folder = Path(cls.temporary.name)
+        json_path, csv_path = folder / "run-f32.json", folder / "run-bf16.csv"
+        json_path.write_text(json.dumps(f32_report()))
+        write_csv(csv_path, bf16_csv_rows())
+        cls.out = folder / "plots"
+        cls.result = run_script(json_path, csv_path, "--out", cls.out)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.temporary.cleanup()
+
+    def test_succeeds_and_explains_the_missing_ablation(self):
+        self.assertEqual(self.result.returncode, 0, self.result.stderr)
+        self.assertIn("ablation-bf16-avx2: not drawn", self.result.stderr)
+
+    def test_writes_png_and_svg_of_every_figure(self):
+        stems = [f"{figure}-{group}" for group in ("f32-avx512", "bf16-avx2", "bf16-cbf16-avx512")
+                 for figure in ("gflops", "compile")]
+        stems += ["ratio-f32-avx512", "ratio-bf16-avx2", "ablation-f32-avx512"]
+        for stem in stems:
+            png, svg = self.out / f"{stem}.png", self.out / f"{stem}.svg"
+            self.assertTrue(png.read_bytes().startswith(b"\x89PNG"), png)
+            self.assertGreater(png.stat().st_size, 1000, png)
+            self.assertTrue(svg_ids(svg), svg)
+        # No libxsmm timing in the bf16-C group: nothing to divide by, so no ratio figure.
+        self.assertFalse((self.out / "ratio-bf16-cbf16-avx512.png").exists())
+
+    def test_one_gflops_bar_per_timed_row(self):
+        bars = [i.split(":") for i in svg_ids(self.out / "gflops-f32-avx512.svg") if i.startswith("gflops:")]
+        per_backend = {backend: sum(1 for _, b, _ in bars if b == backend)
+                       for backend in ("mlir", "mlir-default", "libxsmm", "eigen")}
+        self.assertEqual(per_backend, {"mlir": 3, "mlir-default": 2, "libxsmm": 3, "eigen": 2})
+        self.assertEqual(len(bars), 10)
+
+    def test_untimed_rows_get_a_mark_and_no_bar(self):
+        for figure in ("gflops", "ratio"):
+            ids = svg_ids(self.out / f"{figure}-f32-avx512.svg")
+            for backend in ("eigen", "mlir-default"):
+                self.assertNotIn(f"{figure}:{backend}:c2", ids)
+                self.assertIn(f"{figure}-unmeasured:{backend}:c2", ids)
+        csv_ids = svg_ids(self.out / "gflops-bf16-avx2.svg")
+        self.assertFalse([i for i in csv_ids if i.startswith("gflops:onednn:")])
+        self.assertEqual(len([i for i in csv_ids if i.startswith("gflops-unmeasured:onednn:")]), 2)
+
+    def test_peak_line_from_metadata_and_unknown_without(self):
+        self.assertIn("peak", svg_ids(self.out / "gflops-f32-avx512.svg"))
+        self.assertIn("measured fp32 FMA peak", svg_text(self.out / "gflops-f32-avx512.svg"))
+        self.assertNotIn("peak", svg_ids(self.out / "gflops-bf16-avx2.svg"))
+        self.assertIn("measured peak: unknown", svg_text(self.out / "gflops-bf16-avx2.svg"))
+
+    def test_caption_says_where_and_when_or_unknown(self):
+        caption = svg_text(self.out / "gflops-f32-avx512.svg")
+        for fact in ("Test CPU 9000", "ISA: avx512", "threads: 1", "2026-01-02 03:04 UTC"):
+            self.assertIn(fact, caption)
+        self.assertIn("CPU: unknown · ISA: avx2 · threads: 1 · run: unknown",
+                      svg_text(self.out / "gflops-bf16-avx2.svg"))
+        self.assertIn("bf16->bf16 C", svg_text(self.out / "gflops-bf16-cbf16-avx512.svg"))
+
+    def test_geometric_mean_in_figure_and_table(self):
+        self.assertIn(f"mlir: geomean {EXPECTED_MLIR_GEOMEAN:.3f} (3 cases)",
+                      svg_text(self.out / "ratio-f32-avx512.svg"))
+        self.assertIn("ratio-geomean:mlir", svg_ids(self.out / "ratio-f32-avx512.svg"))
+        table = (self.out / "ratios.md").read_text()
+        geomean_row = next(line for line in table.splitlines()
+                           if line.startswith("| **geomean**") and f"{EXPECTED_MLIR_GEOMEAN:.3f}" in line)
+        # eigen: c1 and c3 only (c2 failed), both 0.4.
+        self.assertIn("**0.400** (2 of 3 cases)", geomean_row)
+        self.assertRegex(table, r"\| `c2` \| 0\.900 \| skipped \| failed \|")
+
+    def test_backend_colours_agree_across_figures(self):
+        def mlir_bar_colour(figure):
+            svg = (self.out / f"{figure}-f32-avx512.svg").read_text()
+            group = re.search(rf'<g id="{figure}:mlir:c1">(.*?)</g>', svg, re.S).group(1)
+            return re.search(r"fill: (#[0-9a-f]{6})", group).group(1)
+        self.assertEqual(mlir_bar_colour("gflops"), mlir_bar_colour("ratio"))
+        self.assertEqual(mlir_bar_colour("gflops"), mlir_bar_colour("ablation"))
+
+
+class BadInput(unittest.TestCase):
+    """Each bad input is one line on stderr naming the file, and exit status 2."""
+
+    def setUp(self):
+        self.temporary = tempfile.TemporaryDirectory()
+        self.folder = Path(self.temporary.name)
+        self.good = self.folder / "good.json"
+        self.good.write_text(json.dumps(f32_report()))
+
+    def tearDown(self):
+        self.temporary.cleanup()
+
+    def assert_rejected(self, path, reason):
+        result = run_script(self.good, path, "--out", self.folder / "plots")
+        self.assertEqual(result.returncode, BAD_INPUT, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, result.stderr)
+        self.assertIn(str(path), lines[0])
+        self.assertIn(reason, lines[0])
+        self.assertFalse((self.folder / "plots").exists())
+
+    def test_missing_file(self):
+        self.assert_rejected(self.folder / "absent.json", "cannot read")
+
+    def test_malformed_json(self):
+        path = self.folder / "broken.json"
+        path.write_text('{"metadata": {}, "rows": [')
+        self.assert_rejected(path, "not valid JSON")
+
+    def test_json_without_rows(self):
+        path = self.folder / "empty.json"
+        path.write_text(json.dumps({"metadata": {}, "rows": []}))
+        self.assert_rejected(path, "no rows")
+
+    def test_csv_with_header_only(self):
+        path = self.folder / "empty.csv"
+        write_csv(path, bf16_csv_rows()[:1])
+        path.write_text(path.read_text().splitlines()[0] + "\n")
+        self.assert_rejected(path, "no rows")
+
+    def test_csv_that_is_not_a_report(self):
+        path = self.folder / "other.csv"
+        path.write_text("a,b\n1,2\n")
+        self.assert_rejected(path, "missing column(s) case")
+
+    def test_speed_that_is_not_a_number(self):
+        path = self.folder / "bad-number.csv"
+        rows = bf16_csv_rows()
+        rows[0]["median_gflops"] = "fast"
+        write_csv(path, rows)
+        self.assert_rejected(path, "median_gflops 'fast' is not a number")
+
+
+if __name__ == "__main__":
+    unittest.main()
