@@ -10,6 +10,7 @@
 #include "harness/host/cache_info.h"
 #include "kernels/common/blocked_gemm.h"
 #include "kernels/mlir/mlir_compiler.h"
+#include "kernels/mlir/payload_ir.h"
 #include "reference/bf16.h"
 #include "reference/vnni_packing.h"
 #include "llvm/Config/llvm-config.h"
@@ -31,42 +32,15 @@ KernelInfo describe(const CompiledKernel& kernel, const Schedule& schedule, cons
   return info;
 }
 
-// A compiled kernel bound to the C type it writes: a bf16 C kernel gets the f32
-// buffer it sums in (M x N of the problem it was compiled for).
-class KernelCall {
- public:
-  KernelCall(std::shared_ptr<CompiledKernel> compiled, const Problem& kernel_problem)
-      : compiled_(std::move(compiled)) {
-    if (kernel_problem.c_dtype == DType::BF16) {
-      bf16_c_ = compiled_->bf16CFunction();
-      sum_.resize(static_cast<std::size_t>(kernel_problem.cElements()));
-    } else {
-      f32_c_ = compiled_->function();
-    }
-  }
-  void operator()(const void* a, const void* b, void* c) {
-    if (bf16_c_)
-      bf16_c_(a, b, static_cast<BFloat16*>(c), sum_.data());
-    else
-      f32_c_(a, b, static_cast<float*>(c));
-  }
-
- private:
-  std::shared_ptr<CompiledKernel> compiled_;
-  mlir_backend::KernelFunction f32_c_ = nullptr;
-  mlir_backend::Bf16CKernelFunction bf16_c_ = nullptr;
-  FloatBuffer sum_;
-};
-
 class BrgemmKernel final : public Kernel {
  public:
-  BrgemmKernel(KernelCall call, Operands operands, KernelInfo info)
-      : call_(std::move(call)), operands_(operands), info_(std::move(info)) {}
-  void compute() override { call_(operands_.a, operands_.b, operands_.c); }
+  BrgemmKernel(std::shared_ptr<CompiledKernel> compiled, Operands operands, KernelInfo info)
+      : compiled_(std::move(compiled)), operands_(operands), info_(std::move(info)) {}
+  void compute() override { compiled_->function()(operands_.a, operands_.b, operands_.c); }
   const KernelInfo& info() const override { return info_; }
 
  private:
-  KernelCall call_;
+  std::shared_ptr<CompiledKernel> compiled_;
   Operands operands_;
   KernelInfo info_;
 };
@@ -80,8 +54,9 @@ class Bf16BrgemmKernel final : public Kernel {
  public:
   static std::int64_t paddedN(std::int64_t n) { return (n + 3) / 4 * 4; }
 
-  Bf16BrgemmKernel(KernelCall call, const Problem& problem, Operands operands, KernelInfo info)
-      : call_(std::move(call)), problem_(problem), n_(paddedN(problem.n)), operands_(operands),
+  Bf16BrgemmKernel(std::shared_ptr<CompiledKernel> compiled, const Problem& problem, Operands operands,
+                   KernelInfo info)
+      : compiled_(std::move(compiled)), problem_(problem), n_(paddedN(problem.n)), operands_(operands),
         info_(std::move(info)) {
     if (n_ != problem_.n) c_padded_.assign(static_cast<std::size_t>(problem_.m * n_), CElement{});
   }
@@ -101,20 +76,20 @@ class Bf16BrgemmKernel final : public Kernel {
     const void* a = problem_.k % 2 != 0 ? static_cast<const void*>(a_pairs_.data()) : operands_.a;
     CElement* c = operands_.cAs<CElement>();
     if (n_ == problem_.n) {
-      call_(a, b_vnni_.data(), c);
+      compiled_->function()(a, b_vnni_.data(), c);
       return;
     }
     if (problem_.accumulate)
       for (std::int64_t i = 0; i < problem_.m; ++i)
         std::copy(c + i * problem_.n, c + (i + 1) * problem_.n, c_padded_.data() + i * n_);
-    call_(a, b_vnni_.data(), c_padded_.data());
+    compiled_->function()(a, b_vnni_.data(), c_padded_.data());
     for (std::int64_t i = 0; i < problem_.m; ++i)
       std::copy(c_padded_.data() + i * n_, c_padded_.data() + i * n_ + problem_.n, c + i * problem_.n);
   }
   const KernelInfo& info() const override { return info_; }
 
  private:
-  KernelCall call_;
+  std::shared_ptr<CompiledKernel> compiled_;
   Problem problem_;
   std::int64_t n_;  // N as the kernel sees it
   Operands operands_;
@@ -128,17 +103,16 @@ class Bf16BrgemmKernel final : public Kernel {
 template <class Element, class CElement>
 class GemmKernel final : public Kernel {
  public:
-  GemmKernel(KernelCall call, BlockedGemmOf<Element, CElement> gemm, Operands operands, KernelInfo info)
-      : call_(std::move(call)), gemm_(std::move(gemm)), operands_(operands), info_(std::move(info)) {}
+  GemmKernel(std::shared_ptr<CompiledKernel> compiled, BlockedGemmOf<Element, CElement> gemm, Operands operands,
+             KernelInfo info)
+      : compiled_(std::move(compiled)), gemm_(std::move(gemm)), operands_(operands), info_(std::move(info)) {}
   void pack() override { gemm_.pack(operands_.aAs<Element>(), operands_.bAs<Element>()); }
-  void compute() override {
-    gemm_.compute([this](const Element* a, const Element* b, CElement* c) { call_(a, b, c); });
-  }
+  void compute() override { gemm_.compute(compiled_->function()); }
   void unpack() override { gemm_.unpack(operands_.cAs<CElement>()); }
   const KernelInfo& info() const override { return info_; }
 
  private:
-  KernelCall call_;
+  std::shared_ptr<CompiledKernel> compiled_;
   BlockedGemmOf<Element, CElement> gemm_;
   Operands operands_;
   KernelInfo info_;
@@ -162,6 +136,12 @@ class MlirBackend final : public Backend {
     } catch (const Error& error) {
       return error.what();
     }
+    // GEMM blocks always fit; N as a dot-product kernel may pad it.
+    const std::int64_t sum_bytes = problem.m * Bf16BrgemmKernel<float>::paddedN(problem.n) * std::int64_t{sizeof(float)};
+    if (problem.c_dtype == DType::BF16 && problem.kind == OpKind::Brgemm &&
+        sum_bytes > mlir_backend::kMaxBf16CSumBytes)
+      return fmt::format("mlir: the f32 sum of a bf16 C is kept on the kernel's stack, at most {} KiB; M x N needs {} KiB",
+                         mlir_backend::kMaxBf16CSumBytes / 1024, sum_bytes / 1024);
     switch (schedule->nanokernel) {
       case NanokernelKind::Fma:
         break;
@@ -195,7 +175,7 @@ class MlirBackend final : public Backend {
     if (problem.kind == OpKind::Brgemm) {
       auto compiled = compileCached(problem, schedule);
       KernelInfo info = describe(*compiled, schedule, target(), problem.c_dtype);
-      return std::make_unique<BrgemmKernel>(KernelCall(compiled, problem), operands, std::move(info));
+      return std::make_unique<BrgemmKernel>(compiled, operands, std::move(info));
     }
     const GemmBlocking blocking =
         chooseGemmBlocking(problem, schedule.gemm_block, schedule.block_m, schedule.vector_lanes);
@@ -218,8 +198,7 @@ class MlirBackend final : public Backend {
     KernelInfo info = describe(*compiled, schedule, target(), problem.c_dtype);
     info.packing = fmt::format("B -> VNNI pairs{}{}", problem.k % 2 != 0 ? ", A -> even K" : "",
                                pairs.n != problem.n ? ", N padded to 4 (C through a padded copy)" : "");
-    return std::make_unique<Bf16BrgemmKernel<CElement>>(KernelCall(compiled, pairs), problem, operands,
-                                                        std::move(info));
+    return std::make_unique<Bf16BrgemmKernel<CElement>>(compiled, problem, operands, std::move(info));
   }
 
   // GEMM over blocks: plain (f32, or bf16 for the widening kernels) or with B in VNNI pairs.
@@ -234,8 +213,7 @@ class MlirBackend final : public Backend {
                        ? fmt::format("A -> {0}x{2} blocks, B -> {2}x{1} VNNI blocks, brgemm batch {3}", b.bm, b.bn,
                                      b.bk, gemm.kBlocks())
                        : fmt::format("A,B -> {}x{}x{} blocks, brgemm batch {}", b.bm, b.bn, b.bk, gemm.kBlocks());
-    return std::make_unique<GemmKernel<Element, CElement>>(KernelCall(compiled, block), std::move(gemm), operands,
-                                                           std::move(info));
+    return std::make_unique<GemmKernel<Element, CElement>>(compiled, std::move(gemm), operands, std::move(info));
   }
 
   // Kernels are cached per run: GEMM cases share their block kernels.

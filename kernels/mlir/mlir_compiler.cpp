@@ -43,8 +43,7 @@ constexpr const char* kBufferizePipeline =
 
 // Then lower everything to the LLVM dialect: full-unroll keeps n-D transfers out
 // of stack buffers; enable-x86vector lowers x86vector ops instead of leaving them
-// behind; the bare-pointer convention makes the kernel a C function of three
-// pointers (four with a bf16 C).
+// behind; the bare-pointer convention makes the kernel a C function of three pointers.
 constexpr const char* kToLlvmPipeline =
     "convert-vector-to-scf{full-unroll=true},convert-scf-to-cf,expand-strided-metadata,lower-affine,"
     "convert-vector-to-llvm{enable-x86vector=true},finalize-memref-to-llvm,convert-math-to-llvm,"
@@ -112,31 +111,18 @@ std::string emitAssembly(mlir::ModuleOp module, llvm::TargetMachine& machine,
 
 class JitKernel final : public CompiledKernel {
  public:
-  JitKernel(std::unique_ptr<mlir::ExecutionEngine> engine, void* entry, DType c_dtype, NanokernelEvidence evidence,
+  JitKernel(std::unique_ptr<mlir::ExecutionEngine> engine, KernelFunction fn, NanokernelEvidence evidence,
             std::string blocks, double compile_ms)
-      : engine_(std::move(engine)), entry_(entry), c_dtype_(c_dtype), evidence_(std::move(evidence)),
-        blocks_(std::move(blocks)), compile_ms_(compile_ms) {}
-  KernelFunction function() const override {
-    requireC(DType::F32);
-    return reinterpret_cast<KernelFunction>(entry_);
-  }
-  Bf16CKernelFunction bf16CFunction() const override {
-    requireC(DType::BF16);
-    return reinterpret_cast<Bf16CKernelFunction>(entry_);
-  }
+      : engine_(std::move(engine)), fn_(fn), evidence_(std::move(evidence)), blocks_(std::move(blocks)),
+        compile_ms_(compile_ms) {}
+  KernelFunction function() const override { return fn_; }
   const NanokernelEvidence& evidence() const override { return evidence_; }
   const std::string& registerBlocks() const override { return blocks_; }
   double compileMs() const override { return compile_ms_; }
 
  private:
-  void requireC(DType c_dtype) const {
-    if (c_dtype != c_dtype_)
-      throw Error(fmt::format("mlir: the kernel writes a {} C, not {}", toString(c_dtype_), toString(c_dtype)));
-  }
-
   std::unique_ptr<mlir::ExecutionEngine> engine_;
-  void* entry_;
-  DType c_dtype_;
+  KernelFunction fn_;
   NanokernelEvidence evidence_;
   std::string blocks_;
   double compile_ms_;
@@ -261,12 +247,12 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = mlir::ExecutionEngine::create(*module, options, std::move(machine));
   if (!engine) throw Error(fmt::format("mlir: JIT failed for {}: {}", p.describe(), llvm::toString(engine.takeError())));
-  auto entry = (*engine)->lookup(kKernelFunction);
-  if (!entry) throw Error(fmt::format("mlir: kernel symbol missing: {}", llvm::toString(entry.takeError())));
+  auto symbol = (*engine)->lookup(kKernelFunction);
+  if (!symbol) throw Error(fmt::format("mlir: kernel symbol missing: {}", llvm::toString(symbol.takeError())));
 
   const double compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return std::make_unique<JitKernel>(std::move(*engine), *entry, p.c_dtype,
+  return std::make_unique<JitKernel>(std::move(*engine), reinterpret_cast<KernelFunction>(*symbol),
                                      checkNanokernels(lowering, plan, scheduled, lowered),
                                      describeRegisterBlocks(plan), compile_ms);
 }

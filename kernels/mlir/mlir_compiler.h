@@ -11,23 +11,17 @@
 #include "kernels/mlir/nanokernel_check.h"
 #include "kernels/mlir/schedule.h"
 #include "kernels/mlir/transform_script.h"
-#include "reference/bf16.h"
 
 namespace nkbench::mlir_backend {
 
-// A and B are f32, or bf16 (A as pairs, B in VNNI pairs); C is f32.
-using KernelFunction = void (*)(const void* a, const void* b, float* c);
-// A bf16 C: the kernel sums in `sum`, an f32 M x N buffer of the caller's, and
-// rounds the sum into C once, at the end.
-using Bf16CKernelFunction = void (*)(const void* a, const void* b, BFloat16* c, float* sum);
+// A and B are f32, or bf16 (A as pairs, B in VNNI pairs); C is f32, or bf16.
+using KernelFunction = void (*)(const void* a, const void* b, void* c);
 
 // A JIT-compiled kernel; owns the JIT that holds its code.
 class CompiledKernel {
  public:
   virtual ~CompiledKernel() = default;
-  // The entry point for the kernel's C type; the other one throws nkbench::Error.
   virtual KernelFunction function() const = 0;
-  virtual Bf16CKernelFunction bf16CFunction() const = 0;
   virtual const NanokernelEvidence& evidence() const = 0;
   virtual const std::string& registerBlocks() const = 0;
   virtual double compileMs() const = 0;

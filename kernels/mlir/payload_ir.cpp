@@ -109,11 +109,12 @@ std::string convertC(const Problem& p, const std::string& result, const std::str
 }
 
 // How the payload binds C. An f32 C is %c, computed in place. A bf16 C is %c_bf16;
-// %c is then the f32 buffer Sum (C widened into it first under beta 1), and the
-// result is rounded into C at the end.
+// %c is then an f32 buffer on the stack (C widened into it first under beta 1),
+// and the result is rounded into C at the end. On the stack, where the kernel is
+// small enough for LLVM to unroll it, the buffer becomes registers: the prologue
+// and epilogue then convert the accumulators themselves.
 struct CBinding {
   std::string arg_type;   // of the argument %C
-  std::string sum_arg;    // the argument %Sum, for a bf16 C
   std::string tensors;    // defines %c
   std::string epilogue;   // turns %r into `result`
   std::string result;     // what is written to %C
@@ -122,12 +123,15 @@ struct CBinding {
 CBinding bindC(const Problem& p, const std::string& c) {
   constexpr const char* kToTensor =
       "    {0} = bufferization.to_tensor {1} restrict writable : memref<{2}> to tensor<{2}>\n";
-  if (p.c_dtype != DType::BF16) return {c, "", fmt::format(kToTensor, "%c", "%C", c), "", "%r"};
+  if (p.c_dtype != DType::BF16) return {c, fmt::format(kToTensor, "%c", "%C", c), "", "%r"};
+  if (p.m * p.n * std::int64_t{sizeof(float)} > kMaxBf16CSumBytes)
+    throw Error(fmt::format("mlir: the f32 sum of a bf16 C is kept on the stack, at most {} bytes: {}",
+                            kMaxBf16CSumBytes, p.describe()));
   CBinding binding;
   binding.arg_type = fmt::format("{}x{}xbf16", p.m, p.n);
-  binding.sum_arg = fmt::format(",\n                %Sum: memref<{}> {{llvm.noalias}}", c);
   binding.tensors = fmt::format(kToTensor, "%c_bf16", "%C", binding.arg_type) +
-                    fmt::format(kToTensor, p.accumulate ? "%sum_buffer" : "%c", "%Sum", c);
+                    fmt::format("    %sum_stack = memref.alloca() {{alignment = 64 : i64}} : memref<{}>\n", c) +
+                    fmt::format(kToTensor, p.accumulate ? "%sum_buffer" : "%c", "%sum_stack", c);
   if (p.accumulate) binding.tensors += convertC(p, "%c", "%c_bf16", "%sum_buffer", "bf16", "f32", "arith.extf", kCPrologue);
   binding.epilogue = convertC(p, "%rounded", "%r", "%c_bf16", "f32", "bf16", "arith.truncf", kCEpilogue);
   binding.result = "%rounded";
@@ -198,7 +202,7 @@ std::string buildPayload(const Problem& p, const RegisterBlockPlan& plan) {
   // llvm.noalias lets LLVM keep C in registers across loads of A and B.
   return fmt::format(
       "func.func @{fn}(%A: memref<{a}> {{llvm.noalias}}, %B: memref<{b}> {{llvm.noalias}},\n"
-      "                %C: memref<{c}> {{llvm.noalias}}{sum_arg}) {{\n"
+      "                %C: memref<{c}> {{llvm.noalias}}) {{\n"
       "    %a = bufferization.to_tensor %A restrict : memref<{a}> to tensor<{a}>\n"
       "    %b = bufferization.to_tensor %B restrict : memref<{b}> to tensor<{b}>\n"
       "{tensors}"
@@ -210,7 +214,7 @@ std::string buildPayload(const Problem& p, const RegisterBlockPlan& plan) {
       "    return\n"
       "}}\n",
       fmt::arg("fn", kKernelFunction), fmt::arg("a", a), fmt::arg("b", b), fmt::arg("c", c_binding.arg_type),
-      fmt::arg("sum_arg", c_binding.sum_arg), fmt::arg("tensors", c_binding.tensors), fmt::arg("fill", fill),
+      fmt::arg("tensors", c_binding.tensors), fmt::arg("fill", fill),
       fmt::arg("compute", compute), fmt::arg("epilogue", c_binding.epilogue), fmt::arg("result", c_binding.result));
 }
 

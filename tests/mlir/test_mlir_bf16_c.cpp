@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -149,7 +150,16 @@ TEST(MlirBf16CStructure, DotRouteRoundsWithVcvtneps2bf16AndKeepsItsNanokernels) 
   EXPECT_NE(stages.assembly.find("vcvtneps2bf16"), std::string::npos);
   EXPECT_FALSE(std::regex_search(stages.llvm_dialect, std::regex(R"(llvm\.call\s)")));
   EXPECT_FALSE(std::regex_search(stages.assembly, std::regex(R"(\bcall)")));
-  EXPECT_THROW(rounding->function(), Error);  // an f32 C entry point would be a type error
+}
+
+// A BRGEMM's f32 sum must fit the kernel's stack; GEMM blocks always do.
+TEST(MlirBf16CStructure, SumsTooLargeForTheStackAreSkippedWithAReason) {
+  const std::unique_ptr<Backend> backend = makeMlirBackend(test::hostConfig(test::bestHostIsa()));
+  const std::optional<std::string> reason = backend->unsupportedReason(bf16C(test::brgemm(1024, 512, 8, 1, false)));
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("stack"), std::string::npos) << *reason;
+  EXPECT_FALSE(backend->unsupportedReason(bf16C(test::brgemm(512, 512, 8, 1, false))).has_value());
+  EXPECT_FALSE(backend->unsupportedReason(bf16C(test::gemm(1024, 1024, 8))).has_value());
 }
 
 // Without avx512-bf16 the rounding is integer arithmetic in the kernel, no call.
