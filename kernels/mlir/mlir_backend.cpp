@@ -10,6 +10,7 @@
 #include "harness/host/cache_info.h"
 #include "kernels/common/blocked_gemm.h"
 #include "kernels/mlir/mlir_compiler.h"
+#include "kernels/mlir/payload_ir.h"
 #include "reference/bf16.h"
 #include "reference/vnni_packing.h"
 #include "llvm/Config/llvm-config.h"
@@ -22,9 +23,10 @@ using mlir_backend::Lowering;
 using mlir_backend::NanokernelKind;
 using mlir_backend::Schedule;
 
-KernelInfo describe(const CompiledKernel& kernel, const Schedule& schedule, const std::string& target) {
+KernelInfo describe(const CompiledKernel& kernel, const Schedule& schedule, const std::string& target, DType c_dtype) {
   KernelInfo info;
-  info.implementation = fmt::format("mlir jit {} ({})", target, schedule.name);
+  info.implementation = fmt::format("mlir jit {} ({}){}", target, schedule.name,
+                                    c_dtype == DType::BF16 ? ", bf16 C rounded in the kernel" : "");
   info.register_block = kernel.registerBlocks();
   info.nanokernel = kernel.evidence().summary;
   return info;
@@ -34,7 +36,7 @@ class BrgemmKernel final : public Kernel {
  public:
   BrgemmKernel(std::shared_ptr<CompiledKernel> compiled, Operands operands, KernelInfo info)
       : compiled_(std::move(compiled)), operands_(operands), info_(std::move(info)) {}
-  void compute() override { compiled_->function()(operands_.a, operands_.b, operands_.cAs<float>()); }
+  void compute() override { compiled_->function()(operands_.a, operands_.b, operands_.c); }
   const KernelInfo& info() const override { return info_; }
 
  private:
@@ -46,7 +48,8 @@ class BrgemmKernel final : public Kernel {
 // bf16: B is packed into VNNI pairs (and A given an even K) before the dot-product
 // kernel runs; the packing is timed apart, as the libraries' is. vdpbf16ps comes in
 // 4, 8 and 16 lanes, so an N that is not a multiple of 4 is padded with zero
-// columns of B, and C goes through an N-padded copy inside compute().
+// columns of B, and C (CElement: f32 or bf16) goes through an N-padded copy inside compute().
+template <class CElement>
 class Bf16BrgemmKernel final : public Kernel {
  public:
   static std::int64_t paddedN(std::int64_t n) { return (n + 3) / 4 * 4; }
@@ -55,7 +58,7 @@ class Bf16BrgemmKernel final : public Kernel {
                    KernelInfo info)
       : compiled_(std::move(compiled)), problem_(problem), n_(paddedN(problem.n)), operands_(operands),
         info_(std::move(info)) {
-    if (n_ != problem_.n) c_padded_.assign(static_cast<std::size_t>(problem_.m * n_), 0.0f);
+    if (n_ != problem_.n) c_padded_.assign(static_cast<std::size_t>(problem_.m * n_), CElement{});
   }
   void pack() override {
     if (problem_.k % 2 != 0)
@@ -71,16 +74,17 @@ class Bf16BrgemmKernel final : public Kernel {
   }
   void compute() override {
     const void* a = problem_.k % 2 != 0 ? static_cast<const void*>(a_pairs_.data()) : operands_.a;
+    CElement* c = operands_.cAs<CElement>();
     if (n_ == problem_.n) {
-      compiled_->function()(a, b_vnni_.data(), operands_.cAs<float>());
+      compiled_->function()(a, b_vnni_.data(), c);
       return;
     }
     if (problem_.accumulate)
       for (std::int64_t i = 0; i < problem_.m; ++i)
-        std::copy(operands_.cAs<float>() + i * problem_.n, operands_.cAs<float>() + (i + 1) * problem_.n, c_padded_.data() + i * n_);
+        std::copy(c + i * problem_.n, c + (i + 1) * problem_.n, c_padded_.data() + i * n_);
     compiled_->function()(a, b_vnni_.data(), c_padded_.data());
     for (std::int64_t i = 0; i < problem_.m; ++i)
-      std::copy(c_padded_.data() + i * n_, c_padded_.data() + i * n_ + problem_.n, operands_.cAs<float>() + i * problem_.n);
+      std::copy(c_padded_.data() + i * n_, c_padded_.data() + i * n_ + problem_.n, c + i * problem_.n);
   }
   const KernelInfo& info() const override { return info_; }
 
@@ -91,24 +95,25 @@ class Bf16BrgemmKernel final : public Kernel {
   Operands operands_;
   KernelInfo info_;
   BFloat16Buffer a_pairs_, b_wide_, b_vnni_;
-  FloatBuffer c_padded_;
+  AlignedBuffer<CElement> c_padded_;
 };
 
-// GEMM as block kernel calls over packed operands (f32, or bf16 with VNNI-packed B).
-template <class Element>
+// GEMM as block kernel calls over packed operands (f32, or bf16 with VNNI-packed B),
+// writing C blocks of CElement.
+template <class Element, class CElement>
 class GemmKernel final : public Kernel {
  public:
-  GemmKernel(std::shared_ptr<CompiledKernel> compiled, BlockedGemmOf<Element> gemm, Operands operands,
+  GemmKernel(std::shared_ptr<CompiledKernel> compiled, BlockedGemmOf<Element, CElement> gemm, Operands operands,
              KernelInfo info)
       : compiled_(std::move(compiled)), gemm_(std::move(gemm)), operands_(operands), info_(std::move(info)) {}
   void pack() override { gemm_.pack(operands_.aAs<Element>(), operands_.bAs<Element>()); }
   void compute() override { gemm_.compute(compiled_->function()); }
-  void unpack() override { gemm_.unpack(operands_.cAs<float>()); }
+  void unpack() override { gemm_.unpack(operands_.cAs<CElement>()); }
   const KernelInfo& info() const override { return info_; }
 
  private:
   std::shared_ptr<CompiledKernel> compiled_;
-  BlockedGemmOf<Element> gemm_;
+  BlockedGemmOf<Element, CElement> gemm_;
   Operands operands_;
   KernelInfo info_;
 };
@@ -125,13 +130,18 @@ class MlirBackend final : public Backend {
   std::string version() const override { return "MLIR " LLVM_VERSION_STRING; }
 
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
-    if (problem.c_dtype != DType::F32) return "mlir: a bf16 C is not supported yet";
     const Schedule* schedule = nullptr;
     try {
       schedule = &mlir_backend::selectSchedule(config_.isa, problem.dtype, config_.mlir_schedule);
     } catch (const Error& error) {
       return error.what();
     }
+    // GEMM blocks always fit; N as a dot-product kernel may pad it.
+    const std::int64_t sum_bytes = problem.m * Bf16BrgemmKernel<float>::paddedN(problem.n) * std::int64_t{sizeof(float)};
+    if (problem.c_dtype == DType::BF16 && problem.kind == OpKind::Brgemm &&
+        sum_bytes > mlir_backend::kMaxBf16CSumBytes)
+      return fmt::format("mlir: the f32 sum of a bf16 C is kept on the kernel's stack, at most {} KiB; M x N needs {} KiB",
+                         mlir_backend::kMaxBf16CSumBytes / 1024, sum_bytes / 1024);
     switch (schedule->nanokernel) {
       case NanokernelKind::Fma:
         break;
@@ -151,48 +161,59 @@ class MlirBackend final : public Backend {
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
     const Schedule& schedule = mlir_backend::selectSchedule(config_.isa, problem.dtype, config_.mlir_schedule);
+    const bool bf16_c = problem.c_dtype == DType::BF16;
     if (schedule.nanokernel == NanokernelKind::Bf16Dot && problem.kind == OpKind::Gemm) {
       GemmBlocking blocking = chooseBf16GemmBlocking(problem, schedule.gemm_block, schedule.block_m, schedule.vector_lanes);
       blocking.bn = (blocking.bn + 3) / 4 * 4;  // vdpbf16ps comes in 4, 8 and 16 lanes
-      Bf16BlockedGemm gemm(problem, blocking, BLayout::VnniPairs);
-      auto compiled = compileCached(gemm.blockProblem(), schedule);
-      KernelInfo info = describe(*compiled, schedule, target());
-      info.packing = fmt::format("A -> {0}x{2} blocks, B -> {2}x{1} VNNI blocks, brgemm batch {3}", blocking.bm,
-                                 blocking.bn, blocking.bk, gemm.kBlocks());
-      return std::make_unique<GemmKernel<BFloat16>>(compiled, std::move(gemm), operands, std::move(info));
+      if (bf16_c) return makeGemmKernel(Bf16BlockedGemmBf16C(problem, blocking, BLayout::VnniPairs), schedule, operands);
+      return makeGemmKernel(Bf16BlockedGemm(problem, blocking, BLayout::VnniPairs), schedule, operands);
     }
     if (schedule.nanokernel == NanokernelKind::Bf16Dot) {
-      Problem pairs = problem;
-      pairs.k = vnniPaddedK(problem.k);
-      pairs.n = Bf16BrgemmKernel::paddedN(problem.n);
-      auto compiled = compileCached(pairs, schedule);
-      KernelInfo info = describe(*compiled, schedule, target());
-      info.packing = fmt::format("B -> VNNI pairs{}{}", problem.k % 2 != 0 ? ", A -> even K" : "",
-                                 pairs.n != problem.n ? ", N padded to 4 (C through a padded copy)" : "");
-      return std::make_unique<Bf16BrgemmKernel>(compiled, problem, operands, std::move(info));
+      if (bf16_c) return makeBf16BrgemmKernel<BFloat16>(problem, schedule, operands);
+      return makeBf16BrgemmKernel<float>(problem, schedule, operands);
     }
     if (problem.kind == OpKind::Brgemm) {
       auto compiled = compileCached(problem, schedule);
-      return std::make_unique<BrgemmKernel>(compiled, operands, describe(*compiled, schedule, target()));
+      KernelInfo info = describe(*compiled, schedule, target(), problem.c_dtype);
+      return std::make_unique<BrgemmKernel>(compiled, operands, std::move(info));
     }
     const GemmBlocking blocking =
         chooseGemmBlocking(problem, schedule.gemm_block, schedule.block_m, schedule.vector_lanes);
-    if (problem.dtype == DType::BF16) return makeGemmKernel(Bf16BlockedGemm(problem, blocking), schedule, operands);
-    return makeGemmKernel(BlockedGemm(problem, blocking), schedule, operands);
+    if (problem.dtype == DType::F32) return makeGemmKernel(BlockedGemm(problem, blocking), schedule, operands);
+    if (bf16_c) return makeGemmKernel(Bf16BlockedGemmBf16C(problem, blocking), schedule, operands);
+    return makeGemmKernel(Bf16BlockedGemm(problem, blocking), schedule, operands);
   }
 
  private:
   std::string target() const { return compiler_.targetDescription(); }
 
-  // GEMM over plain blocks (f32, or bf16 for the widening kernels).
-  template <class Element>
-  std::unique_ptr<Kernel> makeGemmKernel(BlockedGemmOf<Element> gemm, const Schedule& schedule,
+  // bf16 BRGEMM on the dot-product route: the kernel sees an even K and N padded to 4.
+  template <class CElement>
+  std::unique_ptr<Kernel> makeBf16BrgemmKernel(const Problem& problem, const Schedule& schedule,
+                                               const Operands& operands) {
+    Problem pairs = problem;
+    pairs.k = vnniPaddedK(problem.k);
+    pairs.n = Bf16BrgemmKernel<CElement>::paddedN(problem.n);
+    auto compiled = compileCached(pairs, schedule);
+    KernelInfo info = describe(*compiled, schedule, target(), problem.c_dtype);
+    info.packing = fmt::format("B -> VNNI pairs{}{}", problem.k % 2 != 0 ? ", A -> even K" : "",
+                               pairs.n != problem.n ? ", N padded to 4 (C through a padded copy)" : "");
+    return std::make_unique<Bf16BrgemmKernel<CElement>>(compiled, problem, operands, std::move(info));
+  }
+
+  // GEMM over blocks: plain (f32, or bf16 for the widening kernels) or with B in VNNI pairs.
+  template <class Element, class CElement>
+  std::unique_ptr<Kernel> makeGemmKernel(BlockedGemmOf<Element, CElement> gemm, const Schedule& schedule,
                                          const Operands& operands) {
-    auto compiled = compileCached(gemm.blockProblem(), schedule);
-    KernelInfo info = describe(*compiled, schedule, target());
+    const Problem block = gemm.blockProblem();
+    auto compiled = compileCached(block, schedule);
+    KernelInfo info = describe(*compiled, schedule, target(), block.c_dtype);
     const GemmBlocking& b = gemm.blocking();
-    info.packing = fmt::format("A,B -> {}x{}x{} blocks, brgemm batch {}", b.bm, b.bn, b.bk, gemm.kBlocks());
-    return std::make_unique<GemmKernel<Element>>(compiled, std::move(gemm), operands, std::move(info));
+    info.packing = schedule.nanokernel == NanokernelKind::Bf16Dot
+                       ? fmt::format("A -> {0}x{2} blocks, B -> {2}x{1} VNNI blocks, brgemm batch {3}", b.bm, b.bn,
+                                     b.bk, gemm.kBlocks())
+                       : fmt::format("A,B -> {}x{}x{} blocks, brgemm batch {}", b.bm, b.bn, b.bk, gemm.kBlocks());
+    return std::make_unique<GemmKernel<Element, CElement>>(compiled, std::move(gemm), operands, std::move(info));
   }
 
   // Kernels are cached per run: GEMM cases share their block kernels.

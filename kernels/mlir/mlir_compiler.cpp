@@ -9,8 +9,11 @@
 #include "kernels/mlir/payload_ir.h"
 #include "kernels/mlir/register_block_plan.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -25,6 +28,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace nkbench::mlir_backend {
@@ -86,6 +90,25 @@ OpCounts countOps(mlir::Operation* root) {
   return counts;
 }
 
+// The kernel's host code after LLVM's optimizations, as assembly.
+std::string emitAssembly(mlir::ModuleOp module, llvm::TargetMachine& machine,
+                         const std::function<llvm::Error(llvm::Module*)>& optimize) {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvm_module = mlir::translateModuleToLLVMIR(module, context);
+  if (!llvm_module) throw Error("mlir: cannot translate the kernel to LLVM IR");
+  llvm_module->setDataLayout(machine.createDataLayout());
+  llvm_module->setTargetTriple(machine.getTargetTriple());
+  if (llvm::Error error = optimize(llvm_module.get()))
+    throw Error("mlir: LLVM optimization failed: " + llvm::toString(std::move(error)));
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  llvm::legacy::PassManager passes;
+  if (machine.addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    throw Error("mlir: the target cannot emit assembly");
+  passes.run(*llvm_module);
+  return std::string(text);
+}
+
 class JitKernel final : public CompiledKernel {
  public:
   JitKernel(std::unique_ptr<mlir::ExecutionEngine> engine, KernelFunction fn, NanokernelEvidence evidence,
@@ -121,6 +144,8 @@ struct MlirCompiler::Impl {
     target = std::move(*host);
     target.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
     for (const std::string& feature : featuresAboveCap(isa)) target.getFeatures().AddFeature(feature);
+    // Features the cap disables take the ones that build on them along (avx512bf16 with avx512f).
+    native_bf16_rounding = targetMachine()->getMCSubtargetInfo()->checkFeatures("+avx512bf16");
   }
 
   std::unique_ptr<llvm::TargetMachine> targetMachine() {
@@ -133,6 +158,9 @@ struct MlirCompiler::Impl {
   CacheSizes caches;
   mlir::MLIRContext context;
   llvm::orc::JITTargetMachineBuilder target{llvm::Triple()};
+  // LLVM rounds f32 to bf16 with vcvtneps2bf16: to nearest even as toBFloat16
+  // does, except that denormal inputs and results become zero (as in vdpbf16ps).
+  bool native_bf16_rounding = false;
 };
 
 MlirCompiler::MlirCompiler(Isa isa, const CacheSizes& caches) : impl_(std::make_unique<Impl>(isa, caches)) {}
@@ -193,6 +221,16 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
     if (mlir::failed(mlir::applyPatternsGreedily(*module, std::move(patterns))))
       throw fail("flattening vector transfers");
   }
+  // Rounding to bf16 without avx512-bf16: LLVM would call a library function per
+  // element, so it becomes integer arithmetic here: round to nearest even, equal
+  // to toBFloat16 on every non-NaN value, denormals included (a NaN becomes +qNaN).
+  // Under AVX2, LLVM scalarises the expansion's NaN select on bf16 vectors.
+  if (p.c_dtype == DType::BF16 && !impl_->native_bf16_rounding) {
+    mlir::RewritePatternSet patterns(&context);
+    mlir::arith::populateExpandBFloat16Patterns(patterns);
+    if (mlir::failed(mlir::applyPatternsGreedily(*module, std::move(patterns))))
+      throw fail("expanding the bf16 rounding");
+  }
   mlir::PassManager lowering_pm(&context);
   if (mlir::failed(mlir::parsePassPipeline(kToLlvmPipeline, lowering_pm)) || mlir::failed(lowering_pm.run(*module)))
     throw fail("lowering to LLVM");
@@ -203,6 +241,7 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
 
   std::unique_ptr<llvm::TargetMachine> machine = impl_->targetMachine();
   auto optimize = mlir::makeOptimizingTransformer(3, 0, machine.get());
+  if (stages) stages->assembly = emitAssembly(*module, *impl_->targetMachine(), optimize);
   mlir::ExecutionEngineOptions options;
   options.transformer = optimize;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;

@@ -14,8 +14,8 @@
 
 namespace nkbench::mlir_backend {
 
-// A and B are f32, or bf16 (A as pairs, B in VNNI pairs); C is f32.
-using KernelFunction = void (*)(const void* a, const void* b, float* c);
+// A and B are f32, or bf16 (A as pairs, B in VNNI pairs); C is f32, or bf16.
+using KernelFunction = void (*)(const void* a, const void* b, void* c);
 
 // A JIT-compiled kernel; owns the JIT that holds its code.
 class CompiledKernel {
@@ -33,6 +33,7 @@ struct CompilationStages {
   std::string transform_script;
   std::string scheduled;  // after the transform schedule
   std::string llvm_dialect;
+  std::string assembly;   // the host code, as LLVM's code generator emits it
 };
 
 class MlirCompiler {

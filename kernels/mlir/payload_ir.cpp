@@ -94,6 +94,50 @@ std::string widenedRegions(const Problem& p, const RegisterBlockPlan& plan, cons
   return ir;
 }
 
+// An elementwise conversion of all of C (M x N), tagged `tag` for the schedule.
+std::string convertC(const Problem& p, const std::string& result, const std::string& input, const std::string& init,
+                     const char* from, const char* to, const char* conversion, const char* tag) {
+  return fmt::format(
+      "    {0} = linalg.generic {{indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (m, n)>],\n"
+      "                           iterator_types = [\"parallel\", \"parallel\"], {1}}}\n"
+      "        ins({2} : tensor<{3}x{4}x{5}>) outs({6} : tensor<{3}x{4}x{7}>) {{\n"
+      "      ^bb0(%x: {5}, %unused: {7}):\n"
+      "        %converted = {8} %x : {5} to {7}\n"
+      "        linalg.yield %converted : {7}\n"
+      "    }} -> tensor<{3}x{4}x{7}>\n",
+      result, tag, input, p.m, p.n, from, init, to, conversion);
+}
+
+// How the payload binds C. An f32 C is %c, computed in place. A bf16 C is %c_bf16;
+// %c is then an f32 buffer on the stack (C widened into it first under beta 1),
+// and the result is rounded into C at the end. On the stack, where the kernel is
+// small enough for LLVM to unroll it, the buffer becomes registers: the prologue
+// and epilogue then convert the accumulators themselves.
+struct CBinding {
+  std::string arg_type;   // of the argument %C
+  std::string tensors;    // defines %c
+  std::string epilogue;   // turns %r into `result`
+  std::string result;     // what is written to %C
+};
+
+CBinding bindC(const Problem& p, const std::string& c) {
+  constexpr const char* kToTensor =
+      "    {0} = bufferization.to_tensor {1} restrict writable : memref<{2}> to tensor<{2}>\n";
+  if (p.c_dtype != DType::BF16) return {c, fmt::format(kToTensor, "%c", "%C", c), "", "%r"};
+  if (p.m * p.n * std::int64_t{sizeof(float)} > kMaxBf16CSumBytes)
+    throw Error(fmt::format("mlir: the f32 sum of a bf16 C is kept on the stack, at most {} bytes: {}",
+                            kMaxBf16CSumBytes, p.describe()));
+  CBinding binding;
+  binding.arg_type = fmt::format("{}x{}xbf16", p.m, p.n);
+  binding.tensors = fmt::format(kToTensor, "%c_bf16", "%C", binding.arg_type) +
+                    fmt::format("    %sum_stack = memref.alloca() {{alignment = 64 : i64}} : memref<{}>\n", c) +
+                    fmt::format(kToTensor, p.accumulate ? "%sum_buffer" : "%c", "%sum_stack", c);
+  if (p.accumulate) binding.tensors += convertC(p, "%c", "%c_bf16", "%sum_buffer", "bf16", "f32", "arith.extf", kCPrologue);
+  binding.epilogue = convertC(p, "%rounded", "%r", "%c_bf16", "f32", "bf16", "arith.truncf", kCEpilogue);
+  binding.result = "%rounded";
+  return binding;
+}
+
 }  // namespace
 
 PayloadOp payloadOp(const RegisterBlockPlan& plan) {
@@ -108,6 +152,7 @@ std::string buildPayload(const Problem& p, const RegisterBlockPlan& plan) {
   const bool widen = plan.nanokernel == NanokernelKind::Bf16WidenFma;
   if ((p.dtype == DType::BF16) != (bf16 || widen))
     throw Error("mlir: the schedule's nanokernel does not take " + std::string(toString(p.dtype)) + " operands");
+  if (p.c_dtype == DType::BF16 && p.dtype != DType::BF16) throw Error("mlir: a bf16 C needs bf16 operands");
   if (bf16 && (p.k % 2 != 0 || split.ways > 1))
     throw Error("mlir: a bf16 payload needs an even K (pad it) and no reduction split: " + p.describe());
   // vdpbf16ps exists for 4, 8 and 16 f32 lanes only.
@@ -120,6 +165,7 @@ std::string buildPayload(const Problem& p, const RegisterBlockPlan& plan) {
                         : widen ? fmt::format("{}x{}x{}xbf16", p.batch, p.k, p.n)
                                 : fmt::format("{}x{}x{}xf32", p.batch, p.k, p.n);
   const std::string c = fmt::format("{}x{}xf32", p.m, p.n);
+  const CBinding c_binding = bindC(p, c);
   std::string init = "%c";
   std::string fill = "    %zero = arith.constant 0.0 : f32\n";
   if (!p.accumulate && !widen) {
@@ -159,15 +205,17 @@ std::string buildPayload(const Problem& p, const RegisterBlockPlan& plan) {
       "                %C: memref<{c}> {{llvm.noalias}}) {{\n"
       "    %a = bufferization.to_tensor %A restrict : memref<{a}> to tensor<{a}>\n"
       "    %b = bufferization.to_tensor %B restrict : memref<{b}> to tensor<{b}>\n"
-      "    %c = bufferization.to_tensor %C restrict writable : memref<{c}> to tensor<{c}>\n"
+      "{tensors}"
       "{fill}"
       "{compute}"
-      "    bufferization.materialize_in_destination %r in restrict writable %C\n"
+      "{epilogue}"
+      "    bufferization.materialize_in_destination {result} in restrict writable %C\n"
       "        : (tensor<{c}>, memref<{c}>) -> ()\n"
       "    return\n"
       "}}\n",
-      fmt::arg("fn", kKernelFunction), fmt::arg("a", a), fmt::arg("b", b), fmt::arg("c", c),
-      fmt::arg("fill", fill), fmt::arg("compute", compute));
+      fmt::arg("fn", kKernelFunction), fmt::arg("a", a), fmt::arg("b", b), fmt::arg("c", c_binding.arg_type),
+      fmt::arg("tensors", c_binding.tensors), fmt::arg("fill", fill),
+      fmt::arg("compute", compute), fmt::arg("epilogue", c_binding.epilogue), fmt::arg("result", c_binding.result));
 }
 
 }  // namespace nkbench::mlir_backend

@@ -1,6 +1,7 @@
 // The payload: a BRGEMM problem as MLIR linalg on tensors, before any schedule.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "harness/core/problem.h"
@@ -11,6 +12,16 @@ namespace nkbench::mlir_backend {
 // Name of the generated kernel function. It takes bare pointers (A, B, C) in
 // the layout of problem.h and returns nothing.
 inline constexpr const char* kKernelFunction = "nk_brgemm";
+
+// A bf16 C is computed as an f32 C in an M x N buffer on the kernel's stack,
+// between two elementwise linalg.generic ops tagged with these unit attributes for
+// the schedule: under beta 1 a prologue that widens C into the buffer (arith.extf),
+// and an epilogue that rounds the sum into C (arith.truncf), so that the kernel
+// itself rounds, once.
+inline constexpr const char* kCPrologue = "nkbench.c_prologue";
+inline constexpr const char* kCEpilogue = "nkbench.c_epilogue";
+// The largest such buffer (512 x 512), far within any thread's stack.
+inline constexpr std::int64_t kMaxBf16CSumBytes = std::int64_t{1} << 20;
 
 // `linalg.batch_reduce_matmul` over static shapes. The body stays on tensors
 // (to_tensor ... restrict, materialize_in_destination) because hoisting of the

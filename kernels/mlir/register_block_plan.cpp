@@ -50,6 +50,7 @@ RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& sch
   const std::int64_t bytes_per_batch = (problem.m * problem.k + problem.k * problem.n) * element_bytes;
   const std::int64_t budget = problem.n > schedule.block_n ? caches.l1d_bytes / 2 : caches.l2_bytes / 2;
   plan.nanokernel = schedule.nanokernel;
+  plan.vector_lanes = schedule.vector_lanes;
   // The widening route fuses its bf16 -> f32 conversions into the register loops;
   // chunk loops would need them fused there too: not chunked for now.
   const bool chunkable = schedule.nanokernel != NanokernelKind::Bf16WidenFma;

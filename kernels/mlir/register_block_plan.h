@@ -52,6 +52,7 @@ struct RegisterBlockPlan {
   std::int64_t batch_chunk = 0;
   ReductionSplit split;  // no chunks when split
   NanokernelKind nanokernel = NanokernelKind::Fma;  // the schedule's
+  std::int64_t vector_lanes = 1;                    // the schedule's (for C conversions)
 };
 
 // Full register blocks first; the last rows form one shorter band; in each band

@@ -144,6 +144,29 @@ LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPla
   return loops;
 }
 
+// A bf16 C's prologue or epilogue (see payload_ir.h): one vector of a row at a
+// time, and the columns past the last full vector as one narrower vector, so that
+// every vector is static: no run-time masks (AVX2 has no 16-bit masked stores).
+// The prologue is tiled before the register blocks, so that their producer fusion
+// stops at its loops instead of cloning it into blocks.
+void scheduleCConversion(ScriptWriter& w, const Problem& p, const char* tag, std::int64_t lanes) {
+  const std::string conversion = w.fresh("conversion");
+  w.line(fmt::format("{} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes {{{}}} in %root : ({}) -> {}",
+                     conversion, tag, kAny, kAny));
+  // Rows cut into `columns`-wide vectors; 0: the whole row is one vector.
+  auto vectorizeRows = [&](const std::string& op, std::int64_t columns) {
+    w.line(fmt::format("transform.structured.vectorize {} : {}", w.tile(op, {1, columns}, false).first, kAny));
+  };
+  const std::int64_t full_columns = p.n / lanes * lanes;
+  if (full_columns == 0 || full_columns == p.n) {
+    vectorizeRows(conversion, full_columns == 0 ? 0 : lanes);
+    return;
+  }
+  const auto [full, tail] = w.split(conversion, 1, full_columns);
+  vectorizeRows(full, lanes);
+  vectorizeRows(tail, 0);
+}
+
 }  // namespace
 
 std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan, Lowering lowering) {
@@ -152,6 +175,9 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
   const PayloadOp payload_op = payloadOp(plan);
   w.line(fmt::format("%brgemm = transform.structured.match ops{{[\"{}\"]}} in %root : ({}) -> {}", payload_op.name,
                      kAny, kAny));
+
+  const bool bf16_c = p.c_dtype == DType::BF16;
+  if (bf16_c && p.accumulate) scheduleCConversion(w, p, kCPrologue, plan.vector_lanes);
 
   // One statically shaped leaf per (band, panel) of the plan: split off the one op,
   // or, on the widening route, the payload's regions matched by their attribute.
@@ -187,6 +213,7 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
     w.line(fmt::format("%fills = transform.structured.match ops{{[\"linalg.fill\"]}} in %root : ({}) -> {}", kAny, kAny));
     w.line(fmt::format("transform.structured.vectorize %fills : {}", kAny));
   }
+  if (bf16_c) scheduleCConversion(w, p, kCEpilogue, plan.vector_lanes);
   if (plan.split.ways > 1) {
     w.line(fmt::format("%sums = transform.structured.match ops{{[\"linalg.reduce\"]}} in %root : ({}) -> {}", kAny, kAny));
     w.line(fmt::format("transform.structured.vectorize %sums : {}", kAny));

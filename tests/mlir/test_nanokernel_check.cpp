@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/mlir/nanokernel_check.h"
+#include "kernels/mlir/payload_ir.h"
 #include "kernels/mlir/transform_script.h"
 
 namespace nkbench::mlir_backend {
@@ -68,6 +69,32 @@ TEST(TransformScript, NanokernelScriptRewritesContractionsAndGenericDoesNot) {
   EXPECT_NE(nano.find("tile_sizes [0, 8, 32, 0]"), std::string::npos);
   EXPECT_NE(nano.find("tile_sizes [0, 1, 16, 0]"), std::string::npos);
   EXPECT_NE(nano.find("hoist_loop_invariant_subsets"), std::string::npos);
+}
+
+// A bf16 C: the kernel sums in an f32 buffer on its stack, widens C into it under
+// beta 1 only, and rounds it into C; the schedule vectorizes both conversions a
+// vector of a row at a time.
+TEST(TransformScript, Bf16CIsWidenedAndRoundedByVectorizedConversions) {
+  Problem p;
+  p.dtype = DType::BF16;
+  p.c_dtype = DType::BF16;
+  p.m = 8;
+  p.n = 32;
+  p.k = 4;
+  p.batch = 2;
+  for (bool accumulate : {false, true}) {
+    p.accumulate = accumulate;
+    const RegisterBlockPlan plan = planRegisterBlocks(p, selectSchedule(Isa::Avx512Bf16, DType::BF16));
+    const std::string payload = buildPayload(p, plan);
+    const std::string script = buildTransformScript(p, plan, Lowering::Nanokernel);
+    EXPECT_NE(payload.find("%C: memref<8x32xbf16>"), std::string::npos);
+    EXPECT_NE(payload.find("memref.alloca() {alignment = 64 : i64} : memref<8x32xf32>"), std::string::npos);
+    EXPECT_NE(payload.find("arith.truncf"), std::string::npos);
+    EXPECT_EQ(payload.find("arith.extf") != std::string::npos, accumulate);
+    EXPECT_EQ(script.find(kCPrologue) != std::string::npos, accumulate);
+    EXPECT_NE(script.find(kCEpilogue), std::string::npos);
+    EXPECT_NE(script.find("tile_sizes [1, 16]"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -114,5 +114,19 @@ TEST(Schedule, SelectionFollowsTheIsaCap) {
   EXPECT_EQ(selectSchedule(Isa::Avx512, DType::F32).accumulators(), 16);
 }
 
+// bf16: the dot product where the cap has avx512-bf16, widening to f32 FMAs below it.
+TEST(Schedule, Bf16NanokernelFollowsTheIsaCap) {
+  EXPECT_EQ(selectSchedule(Isa::Avx512Bf16, DType::BF16).nanokernel, NanokernelKind::Bf16Dot);
+  EXPECT_EQ(selectSchedule(Isa::Avx512Bf16, DType::BF16).name, "avx512bf16.bf16.8x32");
+  EXPECT_EQ(selectSchedule(Isa::Amx, DType::BF16).nanokernel, NanokernelKind::Bf16Dot);
+  EXPECT_EQ(selectSchedule(Isa::Avx512, DType::BF16).nanokernel, NanokernelKind::Bf16WidenFma);
+  EXPECT_EQ(selectSchedule(Isa::Avx512, DType::BF16).name, "avx512.bf16-widen.8x32");
+  EXPECT_EQ(selectSchedule(Isa::Avx2, DType::BF16).nanokernel, NanokernelKind::Bf16WidenFma);
+  EXPECT_EQ(selectSchedule(Isa::Avx2, DType::BF16).name, "avx2.bf16-widen.6x16");
+  // A widening schedule may be chosen under the avx512-bf16 cap, for ablations.
+  EXPECT_EQ(selectSchedule(Isa::Avx512Bf16, DType::BF16, "avx512.bf16-widen.8x32").nanokernel,
+            NanokernelKind::Bf16WidenFma);
+}
+
 }  // namespace
 }  // namespace nkbench::mlir_backend

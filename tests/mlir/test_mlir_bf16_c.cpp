@@ -1,0 +1,180 @@
+// A bf16 C on every bf16 route of the MLIR backend: the kernel sums in f32 and
+// rounds once, itself, so C must hold the correctly rounded sum bit for bit.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "harness/core/error.h"
+#include "kernels/mlir/mlir_backend.h"
+#include "kernels/mlir/mlir_compiler.h"
+#include "tests/backends/baseline_test_support.h"
+
+namespace nkbench {
+namespace {
+
+// The bf16 routes: the dot product, and widening to f32 FMAs on AVX-512 and AVX2.
+struct Route {
+  Isa isa;
+  const char* nanokernel;  // the kind the `nanokernel` evidence starts with
+};
+const std::vector<Route> kRoutes = {
+    {Isa::Avx512Bf16, "dot-nanokernel"}, {Isa::Avx512, "widen-fma-nanokernel"}, {Isa::Avx2, "widen-fma-nanokernel"}};
+
+std::vector<Route> hostRoutes() {
+  std::vector<Route> routes;
+  for (const Route& route : kRoutes)
+    if (detectCpuFeatures().has(route.isa)) routes.push_back(route);
+  return routes;
+}
+
+Problem bf16C(Problem problem) { return test::asBf16(problem, DType::BF16); }
+
+class MlirBf16C : public ::testing::TestWithParam<Problem> {};
+
+TEST_P(MlirBf16C, HoldsTheCorrectlyRoundedSumOnEveryRoute) {
+  const Problem& problem = GetParam();
+  for (const Route& route : hostRoutes()) {
+    const std::unique_ptr<Backend> backend = makeMlirBackend(test::hostConfig(route.isa));
+    ASSERT_FALSE(backend->unsupportedReason(problem).has_value());
+    const test::RunOutcome outcome = test::runAgainstReference(*backend, problem);
+    EXPECT_EQ(outcome.verification.status, VerifyStatus::Passed)
+        << "--isa " << toString(route.isa) << " " << problem.describe() << ": " << outcome.verification.detail;
+    EXPECT_EQ(outcome.info.nanokernel.rfind(route.nanokernel, 0), 0u)
+        << "--isa " << toString(route.isa) << ": " << outcome.info.nanokernel;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, MlirBf16C,
+    ::testing::Values(bf16C(test::brgemm(32, 32, 32, 4, false)), bf16C(test::brgemm(32, 32, 32, 4, true)),
+                      bf16C(test::brgemm(7, 33, 5, 3, true)),   // edge rows and columns, odd K, N % 4 != 0
+                      bf16C(test::brgemm(8, 36, 7, 2, false)),  // odd K, a 4-wide tail
+                      bf16C(test::brgemm(64, 64, 16, 7, true)), // batch chunks: the sum lives in Sum between them
+                      bf16C(test::gemm(100, 37, 129))),
+    [](const testing::TestParamInfo<Problem>& param) {
+      const Problem& p = param.param;
+      return fmt::format("{}_{}x{}x{}_b{}_beta{}", toString(p.kind), p.m, p.n, p.k, p.batch, p.accumulate ? 1 : 0);
+    });
+
+// One product per output (the other K is zero) of random bf16 values whose
+// exponents lie in [2^min_exponent, 2^30]: each f32 sum has up to 16 significant
+// bits, so rounding it to bf16 meets ties, odd and even halves, and carries into
+// the exponent. The kernel's rounding must equal toBFloat16.
+struct RoundingCase {
+  Problem problem = bf16C(test::brgemm(16, 64, 2, 1, false));
+  BFloat16Buffer a, b;
+  std::vector<BFloat16> expected;
+  int ties = 0;
+  int denormals = 0;
+};
+
+RoundingCase makeRoundingCase(int min_exponent) {
+  RoundingCase test;
+  const Problem& p = test.problem;
+  std::uint64_t state = 11;
+  auto randomBf16 = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const auto bits = static_cast<std::uint32_t>(state >> 33);
+    const auto exponent = static_cast<std::uint32_t>(127 + min_exponent) + bits % static_cast<std::uint32_t>(31 - min_exponent);
+    return BFloat16{static_cast<std::uint16_t>(((bits >> 8) & 0x8000u) | (exponent << 7) | ((bits >> 16) & 0x7fu))};
+  };
+  test.a.resize(static_cast<std::size_t>(p.aElements()));
+  test.b.resize(static_cast<std::size_t>(p.bElements()));
+  for (std::int64_t i = 0; i < p.m; ++i) test.a[static_cast<std::size_t>(i * p.k)] = randomBf16();
+  for (BFloat16& value : test.b) value = randomBf16();
+  for (std::int64_t i = 0; i < p.m; ++i)
+    for (std::int64_t j = 0; j < p.n; ++j) {
+      const float sum = toFloat(test.a[static_cast<std::size_t>(i * p.k)]) * toFloat(test.b[static_cast<std::size_t>(j)]);
+      test.ties += (std::bit_cast<std::uint32_t>(sum) & 0xffffu) == 0x8000u;
+      test.denormals += std::fpclassify(sum) == FP_SUBNORMAL;
+      test.expected.push_back(toBFloat16(sum));
+    }
+  return test;
+}
+
+void expectKernelRounding(const RoundingCase& test, Isa isa) {
+  const std::unique_ptr<Backend> backend = makeMlirBackend(test::hostConfig(isa));
+  BFloat16Buffer c(test.expected.size());
+  const std::unique_ptr<Kernel> kernel = backend->prepare(test.problem, {test.a.data(), test.b.data(), c.data()});
+  kernel->pack();
+  kernel->compute();
+  kernel->unpack();
+  std::size_t wrong = 0, first_wrong = 0;
+  for (std::size_t at = c.size(); at-- > 0;)
+    if (c[at].bits != test.expected[at].bits) {
+      ++wrong;
+      first_wrong = at;
+    }
+  EXPECT_EQ(wrong, 0u) << "--isa " << toString(isa) << ": C[" << first_wrong << "] = 0x" << std::hex
+                       << c[first_wrong].bits << ", expected 0x" << test.expected[first_wrong].bits;
+}
+
+TEST(MlirBf16CRounding, MatchesRoundToNearestEvenOnEveryRoute) {
+  const RoundingCase test = makeRoundingCase(-30);
+  ASSERT_GT(test.ties, 0);
+  ASSERT_EQ(test.denormals, 0);
+  for (const Route& route : hostRoutes()) expectKernelRounding(test, route.isa);
+}
+
+// The integer rounding of the widening routes keeps denormals (vcvtneps2bf16,
+// like vdpbf16ps, flushes them: the dot-product route is not held to this).
+TEST(MlirBf16CRounding, WideningRoutesKeepDenormals) {
+  const RoundingCase test = makeRoundingCase(-75);
+  ASSERT_GT(test.denormals, 0);
+  for (const Route& route : hostRoutes())
+    if (route.isa != Isa::Avx512Bf16) expectKernelRounding(test, route.isa);
+}
+
+// The dot-product route rounds with vcvtneps2bf16 (avx512-bf16) and calls
+// nothing; its nanokernels are the same as for an f32 C.
+TEST(MlirBf16CStructure, DotRouteRoundsWithVcvtneps2bf16AndKeepsItsNanokernels) {
+  if (!detectCpuFeatures().has(Isa::Avx512Bf16)) GTEST_SKIP() << "host lacks avx512-bf16";
+  mlir_backend::MlirCompiler compiler(Isa::Avx512Bf16, CacheSizes{});
+  const mlir_backend::Schedule& schedule = mlir_backend::selectSchedule(Isa::Avx512Bf16, DType::BF16);
+  const Problem f32_c = test::asBf16(test::brgemm(32, 32, 32, 4, true));
+  mlir_backend::CompilationStages stages;
+  auto rounding = compiler.compile(bf16C(f32_c), schedule, mlir_backend::Lowering::Nanokernel, &stages);
+  auto plain = compiler.compile(f32_c, schedule, mlir_backend::Lowering::Nanokernel);
+
+  EXPECT_TRUE(rounding->evidence().composed) << rounding->evidence().summary;
+  EXPECT_EQ(rounding->evidence().summary, plain->evidence().summary);
+  EXPECT_EQ(rounding->registerBlocks(), plain->registerBlocks());
+  EXPECT_NE(stages.payload.find("arith.truncf"), std::string::npos);
+  EXPECT_NE(stages.payload.find("arith.extf"), std::string::npos);  // beta 1 reads the bf16 C
+  EXPECT_NE(stages.assembly.find("vcvtneps2bf16"), std::string::npos);
+  EXPECT_FALSE(std::regex_search(stages.llvm_dialect, std::regex(R"(llvm\.call\s)")));
+  EXPECT_FALSE(std::regex_search(stages.assembly, std::regex(R"(\bcall)")));
+}
+
+// A BRGEMM's f32 sum must fit the kernel's stack; GEMM blocks always do.
+TEST(MlirBf16CStructure, SumsTooLargeForTheStackAreSkippedWithAReason) {
+  const std::unique_ptr<Backend> backend = makeMlirBackend(test::hostConfig(test::bestHostIsa()));
+  const std::optional<std::string> reason = backend->unsupportedReason(bf16C(test::brgemm(1024, 512, 8, 1, false)));
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("stack"), std::string::npos) << *reason;
+  EXPECT_FALSE(backend->unsupportedReason(bf16C(test::brgemm(512, 512, 8, 1, false))).has_value());
+  EXPECT_FALSE(backend->unsupportedReason(bf16C(test::gemm(1024, 1024, 8))).has_value());
+}
+
+// Without avx512-bf16 the rounding is integer arithmetic in the kernel, no call.
+TEST(MlirBf16CStructure, WideningRouteRoundsWithoutCalls) {
+  if (!detectCpuFeatures().has(Isa::Avx512)) GTEST_SKIP() << "host lacks AVX-512";
+  mlir_backend::MlirCompiler compiler(Isa::Avx512, CacheSizes{});
+  mlir_backend::CompilationStages stages;
+  auto kernel = compiler.compile(bf16C(test::brgemm(8, 32, 16, 2, true)),
+                                 mlir_backend::selectSchedule(Isa::Avx512, DType::BF16),
+                                 mlir_backend::Lowering::Nanokernel, &stages);
+  EXPECT_TRUE(kernel->evidence().composed) << kernel->evidence().summary;
+  EXPECT_EQ(kernel->evidence().summary.rfind("widen-fma-nanokernel", 0), 0u) << kernel->evidence().summary;
+  EXPECT_EQ(stages.assembly.find("vcvtneps2bf16"), std::string::npos);
+  EXPECT_FALSE(std::regex_search(stages.assembly, std::regex(R"(\bcall)")));
+}
+
+}  // namespace
+}  // namespace nkbench
