@@ -80,6 +80,13 @@ std::string_view toString(VerifyStatus status) {
   return "?";
 }
 
+std::optional<VerifyStatus> parseVerifyStatus(std::string_view text) {
+  for (VerifyStatus status : {VerifyStatus::Passed, VerifyStatus::Failed, VerifyStatus::Mistrusted,
+                              VerifyStatus::Skipped, VerifyStatus::Error})
+    if (toString(status) == text) return status;
+  return std::nullopt;
+}
+
 Verification verifyResult(const Problem& problem, FillMode mode, const float* got,
                           const ReferenceResult& reference) {
   const std::int64_t count = problem.cElements();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,7 @@ namespace nkbench {
 
 enum class VerifyStatus { Passed, Failed, Mistrusted, Skipped, Error };
 std::string_view toString(VerifyStatus status);  // "passed", "failed", "mistrusted", "skipped", "error"
+std::optional<VerifyStatus> parseVerifyStatus(std::string_view text);
 
 struct Verification {
   VerifyStatus status = VerifyStatus::Failed;

@@ -6,6 +6,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/cli/isa_option.h"
+#include "harness/cli/shard_option.h"
 #include "harness/run/runner.h"
 #include "harness/suite/suite.h"
 #include "kernels/registry.h"
@@ -18,9 +19,11 @@ struct ListArguments {
   std::vector<std::string> backends = defaultBackendNames();
   std::string isa = "auto";
   std::string filter;
+  std::optional<std::string> shard;
 };
 
 int list(const ListArguments& args) {
+  const std::optional<Shard> shard = parseShardOption(args.shard);
   const CpuFeatures features = detectCpuFeatures();
   std::cout << fmt::format("host: {} ({})\n", features.brand, features.vendor);
   std::cout << fmt::format("features: {}\n", fmt::join(features.flagNames(), " "));
@@ -45,8 +48,10 @@ int list(const ListArguments& args) {
 
   if (args.suite.empty()) return kExitOk;
   const Suite suite = loadSuite(args.suite);
-  std::cout << fmt::format("\nsuite {} ({}):\n", suite.name, suite.path.string());
-  for (const SuiteCase& c : selectCases(suite, args.filter)) {
+  std::cout << fmt::format("\nsuite {} ({}){}:\n", suite.name, suite.path.string(),
+                           shard ? ", shard " + toString(*shard) : "");
+  const std::vector<SuiteCase> selected = selectCases(suite, args.filter);
+  for (const SuiteCase& c : shard ? casesOfShard(selected, *shard) : selected) {
     std::cout << fmt::format("  {:<28} {}\n", c.id, c.problem.describe());
     for (const auto& backend : backends) {
       const auto reason = backend->unsupportedReason(c.problem);
@@ -65,6 +70,7 @@ void addListCommand(CLI::App& app, Action& action) {
   cmd->add_option("--backends", args->backends, "Comma-separated backends (default: all)")->delimiter(',');
   cmd->add_option("--isa", args->isa, kIsaHelp)->capture_default_str();
   cmd->add_option("--filter", args->filter, "Only cases whose id matches this regex");
+  cmd->add_option("--shard", args->shard, kShardHelp);
   cmd->callback([args, &action] { action = [args] { return list(*args); }; });
 }
 

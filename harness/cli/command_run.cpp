@@ -5,6 +5,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/cli/isa_option.h"
+#include "harness/cli/shard_option.h"
 #include "harness/report/console_table.h"
 #include "harness/run/runner.h"
 #include "kernels/mlir/schedule.h"
@@ -19,20 +20,33 @@ struct RunArguments {
   std::string isa = "auto";
   std::string schedule;
   std::string filter;
+  std::optional<std::string> shard;
   int repetitions = 5;
   double min_time_s = 0.1;
   std::string fill = "exact";
   std::string csv_path;
   std::string json_path;
+  std::string benchmark_json_path;
   bool quiet = false;
   double noisy_iqr = 0.05;
   std::string cache = "hot";
   double cold_mib = 0.0;
 };
 
+// Which part of the suite a sharded run covered; nothing when not sharded.
+std::string shardLine(const RunOptions& options, const RunSummary& summary) {
+  if (!options.shard) return "";
+  const std::size_t selected = summary.metadata.selected_cases.size();
+  if (summary.cases == 0)
+    return fmt::format("shard {} has no case ({} selected cases over {} shards): its reports hold no row\n",
+                       summary.metadata.shard, selected, options.shard->count);
+  return fmt::format("shard {}: {} of {} selected cases\n", summary.metadata.shard, summary.cases, selected);
+}
+
 int run(const RunArguments& args, const std::string& command_line) {
-  const Suite suite = loadSuite(args.suite);
   RunOptions options;
+  options.shard = parseShardOption(args.shard);
+  const Suite suite = loadSuite(args.suite);
   options.backends = args.backends;
   options.isa = parseIsaOption(args.isa);
   options.mlir_schedule = args.schedule;
@@ -44,6 +58,7 @@ int run(const RunArguments& args, const std::string& command_line) {
   options.fill = *fill;
   options.csv_path = args.csv_path;
   options.json_path = args.json_path;
+  options.benchmark_json_path = args.benchmark_json_path;
   options.command_line = command_line;
   options.progress = !args.quiet;
   options.noisy_iqr_fraction = args.noisy_iqr;
@@ -57,16 +72,12 @@ int run(const RunArguments& args, const std::string& command_line) {
       "{} on {} (--isa {}), measured clock {:.2f} GHz, fp32 peak {:.1f} GFLOPS, 1 thread, {} cache\n", suite.name,
       summary.metadata.cpu_model, summary.metadata.isa, summary.metadata.measured_clock_ghz,
       summary.metadata.peak_gflops, summary.metadata.cache);
+  std::cout << shardLine(options, summary);
   std::cout << formatTable(summary.rows);
-  int passed = 0, skipped = 0;
-  for (const ResultRow& row : summary.rows) {
-    passed += row.status == VerifyStatus::Passed;
-    skipped += row.status == VerifyStatus::Skipped;
-  }
-  std::cout << fmt::format("{} rows: {} passed, {} failed, {} skipped\n", summary.rows.size(), passed,
-                           summary.failures, skipped);
+  std::cout << formatRowCounts(summary.rows) << "\n";
   if (!args.csv_path.empty()) std::cout << "CSV:  " << args.csv_path << "\n";
   if (!args.json_path.empty()) std::cout << "JSON: " << args.json_path << "\n";
+  if (!args.benchmark_json_path.empty()) std::cout << "Google Benchmark JSON: " << args.benchmark_json_path << "\n";
   return summary.failures ? kExitVerificationFailed : kExitOk;
 }
 
@@ -83,6 +94,7 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
                   "MLIR schedule (register block) to use instead of the ISA's default: " +
                       mlir_backend::scheduleNames());
   cmd->add_option("--filter", args->filter, "Run only cases whose id matches this regex");
+  cmd->add_option("--shard", args->shard, kShardHelp);
   cmd->add_option("--reps", args->repetitions, "Timed repetitions per row")->capture_default_str()
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--min-time", args->min_time_s, "Minimum seconds per repetition")->capture_default_str()
@@ -91,6 +103,8 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
       ->capture_default_str();
   cmd->add_option("--out", args->csv_path, "Write rows as CSV to this file");
   cmd->add_option("--json", args->json_path, "Write rows and host metadata as JSON to this file");
+  cmd->add_option("--benchmark-json", args->benchmark_json_path,
+                  "Also write the timings of passed rows in Google Benchmark's JSON format (for its compare.py)");
   cmd->add_option("--noisy-iqr", args->noisy_iqr,
                   "Flag a row noisy when the interquartile range of its call times exceeds this fraction of the median")
       ->capture_default_str()

@@ -16,6 +16,7 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
 void addListCommand(CLI::App& app, Action& action);
 void addPeakCommand(CLI::App& app, Action& action);
 void addCompareCommand(CLI::App& app, Action& action);
+void addMergeCommand(CLI::App& app, Action& action);
 
 // Exit codes shared by all commands.
 inline constexpr int kExitOk = 0;

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   nkbench::cli::addListCommand(app, action);
   nkbench::cli::addPeakCommand(app, action);
   nkbench::cli::addCompareCommand(app, action);
+  nkbench::cli::addMergeCommand(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -6,17 +6,12 @@
 #include <map>
 
 #include "harness/compare/rank_test.h"
+#include "harness/core/statistics.h"
 
 namespace nkbench {
 namespace {
 
 constexpr std::string_view kReferenceBackend = "libxsmm";
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 // Per-repetition samples of a speed-like quantity, or only its median for
 // reports without samples.

@@ -131,4 +131,13 @@ std::string formatTable(const std::vector<ResultRow>& rows) {
   return out;
 }
 
+std::string formatRowCounts(const std::vector<ResultRow>& rows) {
+  const auto count = [&rows](VerifyStatus status) {
+    return std::count_if(rows.begin(), rows.end(), [status](const ResultRow& row) { return row.status == status; });
+  };
+  const auto passed = count(VerifyStatus::Passed), skipped = count(VerifyStatus::Skipped);
+  return fmt::format("{} rows: {} passed, {} failed, {} skipped", rows.size(), passed,
+                     std::ptrdiff_t(rows.size()) - passed - skipped, skipped);
+}
+
 }  // namespace nkbench

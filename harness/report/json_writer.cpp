@@ -1,25 +1,18 @@
 #include "harness/report/json_writer.h"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <system_error>
-
-#include <fmt/format.h>
-
-#include "harness/core/error.h"
+#include "harness/report/atomic_file.h"
 
 namespace nkbench {
-namespace {
 
 using nlohmann::json;
 
-json metadataJson(const RunMetadata& metadata) {
+json toJson(const RunMetadata& metadata) {
   json libraries = json::object();
   for (const auto& [library, version] : metadata.library_versions) libraries[library] = version;
   return {
+      {"suite", metadata.suite},
+      {"selected_cases", metadata.selected_cases},
+      {"shard", metadata.shard.empty() ? json(nullptr) : json(metadata.shard)},
       {"cpu_model", metadata.cpu_model},
       {"isa_flags", metadata.isa_flags},
       {"measured_clock_ghz", metadata.measured_clock_ghz},
@@ -37,8 +30,6 @@ json metadataJson(const RunMetadata& metadata) {
       {"cache", metadata.cache},
   };
 }
-
-}  // namespace
 
 json toJson(const ResultRow& row) {
   const Problem& problem = row.problem;
@@ -70,6 +61,7 @@ json toJson(const ResultRow& row) {
       {"iqr_ms", if_timed(row.iqr_ms)},
       {"noisy", if_timed(row.noisy)},
       {"samples_ms", if_timed(row.samples_ms)},
+      {"samples_iterations", if_timed(row.samples_iterations)},
       {"peak_fraction", if_timed(row.peak_fraction)},
       {"ratio_to_libxsmm",
        timed && row.ratio_to_libxsmm ? json(*row.ratio_to_libxsmm) : json(nullptr)},
@@ -86,39 +78,19 @@ json toJson(const RunMetadata& metadata, const std::vector<ResultRow>& rows) {
   for (const ResultRow& row : rows) row_list.push_back(toJson(row));
   return {
       {"nkbench_version", kNkbenchVersion},
-      {"metadata", metadataJson(metadata)},
+      {"metadata", toJson(metadata)},
       {"rows", std::move(row_list)},
   };
 }
 
+void writeJsonFile(const std::filesystem::path& path, const nlohmann::json& report) {
+  // Notes may quote compiler output that is not valid UTF-8: replace, never throw.
+  replaceFileAtomically(path, report.dump(2, ' ', false, json::error_handler_t::replace) + "\n", "JSON report");
+}
+
 void writeJsonFile(const std::filesystem::path& path, const RunMetadata& metadata,
                    const std::vector<ResultRow>& rows) {
-  // Notes may quote compiler output that is not valid UTF-8: replace, never throw.
-  const std::string text =
-      toJson(metadata, rows).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
-
-  // Same folder as the target, so that the rename stays on one file system.
-  std::filesystem::path temporary = path;
-  temporary += fmt::format(".tmp.{}", ::getpid());
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      const std::string reason = std::strerror(errno);
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw Error(fmt::format("{}: cannot write JSON report: {}", temporary.string(), reason));
-    }
-  }
-  std::error_code rename_error;
-  std::filesystem::rename(temporary, path, rename_error);
-  if (rename_error) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    throw Error(
-        fmt::format("{}: cannot write JSON report: {}", path.string(), rename_error.message()));
-  }
+  writeJsonFile(path, toJson(metadata, rows));
 }
 
 }  // namespace nkbench

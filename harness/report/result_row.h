@@ -31,6 +31,7 @@ struct ResultRow {
   double iqr_ms = 0.0;                     // interquartile range of the call times
   bool noisy = false;                      // iqr_ms above the run's noise threshold of median_ms
   std::vector<double> samples_ms;          // per-call time of each repetition, in run order
+  std::vector<std::int64_t> samples_iterations;  // calls timed in each repetition, as samples_ms
   double peak_fraction = 0.0;             // median GFLOPS / measured peak of the run's ISA
   std::optional<double> ratio_to_libxsmm;  // median GFLOPS / libxsmm's median GFLOPS, same run
   double compile_ms = 0.0;                 // compile + JIT, dispatch, or primitive creation
@@ -48,6 +49,9 @@ struct ResultRow {
 
 // Host and run description written beside the rows.
 struct RunMetadata {
+  std::string suite;
+  std::vector<std::string> selected_cases;  // ids after --filter, before --shard, in suite order
+  std::string shard;                        // "I/N" (1-based); empty when not sharded
   std::string cpu_model;
   std::vector<std::string> isa_flags;
   double measured_clock_ghz = 0.0;

@@ -12,12 +12,13 @@
 #include <regex>
 
 #include "harness/core/error.h"
+#include "harness/host/cache_info.h"
 #include "harness/host/clock.h"
 #include "harness/host/peak.h"
 #include "harness/host/pinning.h"
 #include "harness/report/csv_writer.h"
+#include "harness/report/gbench_json_writer.h"
 #include "harness/report/json_writer.h"
-#include "harness/host/cache_info.h"
 #include "harness/run/operand_sets.h"
 #include "harness/run/progress.h"
 #include "harness/run/run_metadata.h"
@@ -151,6 +152,7 @@ void timeInterleaved(std::vector<VerifiedKernel>& kernels, const SuiteCase& c, c
         const TimingResult once =
             timeKernel(c.id + "/" + row.backend, [&kernel] { kernel.computeNext(); }, one_repetition);
         seconds[i].push_back(once.seconds.front());
+        row.samples_iterations.push_back(once.iterations.front());
       } catch (const std::exception& error) {
         row.status = VerifyStatus::Error;
         row.note = error.what();
@@ -207,6 +209,13 @@ CheckableData makeCheckableData(const Problem& problem, FillMode fill) {
   return best;
 }
 
+// The JSON reports are rewritten whole, atomically, with every row so far.
+void writeJsonReports(const RunOptions& options, const RunSummary& summary) {
+  if (!options.json_path.empty()) writeJsonFile(options.json_path, summary.metadata, summary.rows);
+  if (!options.benchmark_json_path.empty())
+    writeGbenchJsonFile(options.benchmark_json_path, summary.metadata, summary.rows);
+}
+
 bool isFailure(const ResultRow& row) {
   return row.status == VerifyStatus::Failed || row.status == VerifyStatus::Mistrusted ||
          row.status == VerifyStatus::Error;
@@ -233,8 +242,10 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   std::string isa_error;
   const std::optional<Isa> isa = resolveIsa(options.isa, features, &isa_error);
   if (!isa) throw Error(isa_error);
-  const std::vector<SuiteCase> cases = selectCases(suite, options.filter);
-  if (cases.empty()) throw Error(fmt::format("--filter '{}' matches no case of suite '{}'", options.filter, suite.name));
+  const std::vector<SuiteCase> selected = selectCases(suite, options.filter);
+  if (selected.empty())
+    throw Error(fmt::format("--filter '{}' matches no case of suite '{}'", options.filter, suite.name));
+  const std::vector<SuiteCase> cases = options.shard ? casesOfShard(selected, *options.shard) : selected;
 
   BackendConfig config;
   config.isa = *isa;
@@ -250,6 +261,10 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
 
   RunSummary summary;
   summary.metadata = collectRunMetadata(features);
+  summary.metadata.suite = suite.name;
+  for (const SuiteCase& c : selected) summary.metadata.selected_cases.push_back(c.id);
+  if (options.shard) summary.metadata.shard = toString(*options.shard);
+  summary.cases = cases.size();
   summary.metadata.isa = std::string(toString(*isa));
   summary.metadata.threads = config.threads;
   summary.metadata.fill = std::string(toString(options.fill));
@@ -264,11 +279,11 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
 
   std::optional<CsvWriter> csv;
   if (!options.csv_path.empty()) csv.emplace(options.csv_path);
-
   // Cold cache: each call's operands were last touched 2x the last-level cache ago.
   const std::int64_t cold_rotation_bytes =
       options.cold_rotation_bytes > 0 ? options.cold_rotation_bytes : 2 * hostCacheSizes().last_level_bytes;
   summary.metadata.cache = std::string(toString(options.cache));
+  writeJsonReports(options, summary);
   ProgressBar progress(cases.size(), options.progress);
   for (std::size_t ci = 0; ci < cases.size(); ++ci) {
     const SuiteCase& c = cases[ci];
@@ -304,7 +319,7 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
       if (csv) csv->write(row);
       summary.rows.push_back(std::move(row));
     }
-    if (!options.json_path.empty()) writeJsonFile(options.json_path, summary.metadata, summary.rows);
+    writeJsonReports(options, summary);
     progress.caseDone();
   }
   return summary;

@@ -10,6 +10,7 @@
 #include "harness/report/result_row.h"
 #include "harness/run/operand_sets.h"
 #include "harness/run/timing.h"
+#include "harness/suite/shard.h"
 #include "harness/suite/suite.h"
 #include "reference/fill.h"
 
@@ -20,10 +21,12 @@ struct RunOptions {
   std::optional<Isa> isa;             // nullopt: the best the host has
   std::string mlir_schedule;          // empty: the ISA's default schedule
   std::string filter;                 // regex on case ids; empty: all
+  std::optional<Shard> shard;         // run only this shard of the filtered cases
   TimingOptions timing;
   FillMode fill = FillMode::ExactInteger;
   std::string csv_path;               // empty: no CSV
   std::string json_path;              // empty: no JSON
+  std::string benchmark_json_path;    // empty: no Google Benchmark JSON
   std::string command_line;
   bool progress = true;               // a progress bar on stderr when it is a terminal
   // A row whose call times have an interquartile range above this fraction of
@@ -39,6 +42,7 @@ struct RunOptions {
 struct RunSummary {
   RunMetadata metadata;
   std::vector<ResultRow> rows;
+  std::size_t cases = 0;  // cases run: those of the shard when sharded
   int failures = 0;  // rows that failed verification, were mistrusted, or errored
 };
 
@@ -46,7 +50,8 @@ struct RunSummary {
 std::vector<SuiteCase> selectCases(const Suite& suite, const std::string& filter);
 
 // Throws nkbench::Error for bad options (unknown backend, ISA the host lacks) before running anything.
-// Rows are written to CSV/JSON as each case completes, so a later failure loses nothing measured.
+// Rows are written to CSV/JSON as each case completes, so a later failure loses nothing measured;
+// the reports exist from the start, so a shard without cases still leaves valid, empty ones.
 RunSummary runSuite(const Suite& suite, const RunOptions& options);
 
 }  // namespace nkbench

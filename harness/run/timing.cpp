@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
+#include <cstdint>
 #include <mutex>
-#include <numeric>
 
 #include "harness/core/error.h"
+#include "harness/core/statistics.h"
 
 namespace nkbench {
 namespace {
@@ -22,9 +22,11 @@ class CollectingReporter final : public benchmark::BenchmarkReporter {
       if (run.error_occurred) error = run.error_message;
       if (run.run_type != Run::RT_Iteration || run.iterations == 0) continue;
       seconds.push_back(run.real_accumulated_time / double(run.iterations));
+      iterations.push_back(run.iterations);
     }
   }
   std::vector<double> seconds;
+  std::vector<std::int64_t> iterations;
   std::string error;
 };
 
@@ -38,29 +40,16 @@ void initializeBenchmarkOnce() {
   });
 }
 
-// The q-quantile of sorted values, interpolated linearly between ranks.
-double quantile(const std::vector<double>& sorted, double q) {
-  const double rank = q * double(sorted.size() - 1);
-  const auto below = static_cast<std::size_t>(rank);
-  const std::size_t above = std::min(below + 1, sorted.size() - 1);
-  return sorted[below] + (rank - double(below)) * (sorted[above] - sorted[below]);
-}
-
 }  // namespace
 
 TimingResult summarizeTimes(std::vector<double> seconds) {
   TimingResult result;
   if (seconds.empty()) return result;
-  std::vector<double> sorted = seconds;
-  std::sort(sorted.begin(), sorted.end());
-  const std::size_t n = sorted.size();
-  result.median_s = quantile(sorted, 0.5);
-  result.iqr_s = quantile(sorted, 0.75) - quantile(sorted, 0.25);
-  result.best_s = sorted.front();
-  result.mean_s = std::accumulate(sorted.begin(), sorted.end(), 0.0) / double(n);
-  double squares = 0.0;
-  for (double s : sorted) squares += (s - result.mean_s) * (s - result.mean_s);
-  result.stddev_s = n > 1 ? std::sqrt(squares / double(n - 1)) : 0.0;
+  result.median_s = median(seconds);
+  result.iqr_s = quantile(seconds, 0.75) - quantile(seconds, 0.25);
+  result.best_s = *std::min_element(seconds.begin(), seconds.end());
+  result.mean_s = mean(seconds);
+  result.stddev_s = sampleStddev(seconds);
   result.seconds = std::move(seconds);
   return result;
 }
@@ -85,7 +74,9 @@ TimingResult timeKernel(const std::string& name, const std::function<void()>& bo
   benchmark::ClearRegisteredBenchmarks();
   if (!reporter.error.empty()) throw Error("timing " + name + ": " + reporter.error);
   if (reporter.seconds.empty()) throw Error("timing " + name + ": Google Benchmark returned no runs");
-  return summarizeTimes(std::move(reporter.seconds));
+  TimingResult result = summarizeTimes(std::move(reporter.seconds));
+  result.iterations = std::move(reporter.iterations);
+  return result;
 }
 
 }  // namespace nkbench

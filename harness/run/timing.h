@@ -1,6 +1,7 @@
 // Times a kernel with Google Benchmark, registered programmatically.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@ struct TimingOptions {
 
 struct TimingResult {
   std::vector<double> seconds;  // per call, one entry per repetition
+  std::vector<std::int64_t> iterations;  // calls timed in each repetition (timeKernel only)
   double median_s = 0.0;
   double best_s = 0.0;
   double mean_s = 0.0;

@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -221,7 +223,7 @@ TEST(Cli, ListShowsHostBackendsAndWhatWouldRun) {
 }
 
 TEST(Cli, EveryCommandHasHelp) {
-  for (const char* command : {"--help", "run --help", "list --help", "peak --help", "compare --help"}) {
+  for (const char* command : {"--help", "run --help", "list --help", "peak --help", "compare --help", "merge --help"}) {
     const Outcome help = nkbench(command);
     EXPECT_EQ(help.exit_code, 0) << command;
     EXPECT_NE(help.output.find("Usage"), std::string::npos) << command;
@@ -295,6 +297,118 @@ TEST(Cli, CompareBadInputExitsTwoNamingTheCulprit) {
   const Outcome gate = nkbench("compare " + base.string() + " " + base.string() + " --gate median");
   EXPECT_EQ(gate.exit_code, 2);
   EXPECT_NE(gate.output.find("--gate 'median'"), std::string::npos) << gate.output;
+}
+
+// The smoke suite, quickly, on two baselines.
+const std::string kQuickSmoke =
+    "run --suite " + sourcePath("suites/smoke.yaml") + " --backends eigen,libxsmm " + kQuick;
+
+std::vector<std::string> rowKeys(const nlohmann::json& report) {
+  std::vector<std::string> keys;
+  for (const nlohmann::json& row : report.at("rows"))
+    keys.push_back(row.at("case").get<std::string>() + " " + row.at("backend").get<std::string>());
+  return keys;
+}
+
+TEST(Cli, ShardsOfARunMergeIntoTheWholeRun) {
+  std::vector<std::string> shard_paths;
+  std::size_t rows = 0;
+  for (const char* shard : {"1/2", "2/2"}) {
+    const fs::path json = tempPath(std::string("shard-") + shard[0] + ".json");
+    const Outcome run = nkbench(kQuickSmoke + " --shard " + shard + " --json " + json.string());
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.output.find(std::string("shard ") + shard + ": "), std::string::npos) << run.output;
+    const nlohmann::json report = readReport(json);
+    EXPECT_EQ(report.at("metadata").at("shard"), shard);
+    EXPECT_EQ(report.at("metadata").at("selected_cases").size(), 3u);
+    rows += report.at("rows").size();
+    shard_paths.push_back(json.string());
+  }
+  EXPECT_EQ(rows, 6u);  // disjoint: every row in one shard
+
+  const fs::path csv = tempPath("merged.csv");
+  const fs::path json = tempPath("merged.json");
+  // Given in reverse: the merge orders by shard and case, not by argument.
+  const Outcome merge = nkbench("merge --out " + csv.string() + " --json " + json.string() + " " + shard_paths[1] +
+                                " " + shard_paths[0]);
+  ASSERT_EQ(merge.exit_code, 0) << merge.output;
+  EXPECT_NE(merge.output.find("merged 2 of 2 shards of suite smoke"), std::string::npos) << merge.output;
+  const nlohmann::json merged = readReport(json);
+  EXPECT_EQ(rowKeys(merged), (std::vector<std::string>{"brgemm-8x32x16-b2 eigen", "brgemm-8x32x16-b2 libxsmm",
+                                                       "brgemm-7x33x5-b1-beta1 eigen", "brgemm-7x33x5-b1-beta1 libxsmm",
+                                                       "gemm-40x50x30 eigen", "gemm-40x50x30 libxsmm"}));
+  EXPECT_TRUE(merged.at("metadata").at("shard").is_null());
+  ASSERT_EQ(merged.at("shards").size(), 2u);
+  EXPECT_EQ(merged.at("shards")[0].at("shard"), "1/2");
+  EXPECT_TRUE(merged.at("missing_shards").empty());
+  EXPECT_EQ(readLines(csv).size(), 7u);  // header + 6 rows
+  const Outcome compare = nkbench("compare " + json.string() + " " + json.string());
+  EXPECT_EQ(compare.exit_code, 0) << compare.output;
+
+  const Outcome twice = nkbench("merge " + shard_paths[0] + " " + shard_paths[0]);
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.output.find("both shard 1/2"), std::string::npos) << twice.output;
+  const Outcome incomplete = nkbench("merge --json " + json.string() + " " + shard_paths[1]);
+  EXPECT_EQ(incomplete.exit_code, 2);
+  EXPECT_NE(incomplete.output.find("missing shards: 1/2"), std::string::npos) << incomplete.output;
+  const Outcome allowed = nkbench("merge --allow-incomplete --json " + json.string() + " " + shard_paths[1]);
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.output;
+  EXPECT_NE(allowed.output.find("warning: incomplete merge"), std::string::npos) << allowed.output;
+  EXPECT_EQ(readReport(json).at("missing_shards"), nlohmann::json({"1/2"}));
+}
+
+TEST(Cli, AShardWithoutCasesWritesEmptyReports) {
+  const fs::path csv = tempPath("empty.csv");
+  const fs::path json = tempPath("empty.json");
+  const fs::path gbench = tempPath("empty-gbench.json");
+  const Outcome run = nkbench(kQuickSmoke + " --shard 4/4 --out " + csv.string() + " --json " + json.string() +
+                              " --benchmark-json " + gbench.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("shard 4/4 has no case"), std::string::npos) << run.output;
+  EXPECT_EQ(readLines(csv).size(), 1u);
+  EXPECT_TRUE(readReport(json).at("rows").empty());
+  EXPECT_EQ(readReport(json).at("metadata").at("shard"), "4/4");
+  EXPECT_TRUE(readReport(gbench).at("benchmarks").empty());
+}
+
+TEST(Cli, BadShardIsOneLineNamingTheOption) {
+  for (const char* shard : {"3/2", "0/4", "a/b", "2"}) {
+    const Outcome run = nkbench(kQuickSmoke + " --shard " + shard);
+    EXPECT_EQ(run.exit_code, 2) << shard;
+    EXPECT_EQ(run.output.rfind(std::string("nkbench: error: --shard '") + shard + "'", 0), 0u) << run.output;
+    EXPECT_EQ(std::count(run.output.begin(), run.output.end(), '\n'), 1) << run.output;
+  }
+}
+
+TEST(Cli, ListShowsTheCasesOfAShard) {
+  const Outcome list = nkbench("list --backends eigen --suite " + sourcePath("suites/smoke.yaml") + " --shard 1/3");
+  ASSERT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_NE(list.output.find("shard 1/3"), std::string::npos) << list.output;
+  const int cases = int(list.output.find("brgemm-8x32x16-b2") != std::string::npos) +
+                    int(list.output.find("brgemm-7x33x5-b1-beta1") != std::string::npos) +
+                    int(list.output.find("gemm-40x50x30") != std::string::npos);
+  EXPECT_EQ(cases, 1) << list.output;
+}
+
+TEST(Cli, BenchmarkJsonHasAnEntryPerRepetitionAndAggregates) {
+  const fs::path gbench = tempPath("gbench.json");
+  const Outcome run = nkbench(kQuickSmoke + " --benchmark-json " + gbench.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json report = readReport(gbench);
+  for (const char* key : {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu", "caches", "library_build_type"})
+    EXPECT_TRUE(report.at("context").contains(key)) << key;
+  std::map<std::string, int> iterations, aggregates;
+  for (const nlohmann::json& entry : report.at("benchmarks")) {
+    EXPECT_EQ(entry.at("time_unit"), "ns");
+    EXPECT_GT(entry.at("real_time").get<double>(), 0.0) << entry.dump();
+    EXPECT_GT(entry.at("iterations").get<std::int64_t>(), 0) << entry.dump();
+    ++(entry.at("run_type") == "iteration" ? iterations : aggregates)[entry.at("run_name")];
+  }
+  ASSERT_EQ(iterations.size(), 6u);  // 3 cases x 2 backends, all passed
+  for (const auto& [name, count] : iterations) {
+    EXPECT_EQ(count, 2) << name;  // --reps 2
+    EXPECT_EQ(aggregates[name], 4) << name;  // mean, median, stddev, cv
+  }
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Result rows shared by the report tests: one of each status, awkward notes included.
+// Result rows and run metadata shared by the report tests: one row of each status, awkward notes included.
 #pragma once
 
 #include <filesystem>
@@ -31,6 +31,7 @@ inline ResultRow passedRow() {
   row.iqr_ms = 2.5e-6;
   row.noisy = false;
   row.samples_ms = {0.000132456, 0.00012, 0.000135};
+  row.samples_iterations = {754000, 812345, 740000};
   row.peak_fraction = 0.61234;
   row.ratio_to_libxsmm = 1.04567;
   row.compile_ms = 812.3456;
@@ -69,6 +70,28 @@ inline std::vector<ResultRow> sampleRows() {
   other_suite.suite = "default";
   other_suite.ratio_to_libxsmm.reset();
   return {passedRow(), skippedRow(), failedRow(), other_suite};
+}
+
+inline RunMetadata sampleMetadata() {
+  RunMetadata metadata;
+  metadata.suite = "smoke";
+  metadata.selected_cases = {"brgemm-8x32x16-b2", "gemm-40x50x30"};
+  metadata.shard = "2/3";
+  metadata.cpu_model = "Test CPU @ 3.0GHz";
+  metadata.isa_flags = {"avx2", "fma", "avx512f"};
+  metadata.measured_clock_ghz = 3.1;
+  metadata.peak_gflops = 198.4;
+  metadata.bf16_peak_gflops = 396.8;
+  metadata.isa = "avx512";
+  metadata.compiler = "GNU 12.2.0";
+  metadata.library_versions = {{"libxsmm", "1.17"}, {"onednn", "2.6.3"}};
+  metadata.git_commit = "abc123";
+  metadata.date = "2024-01-02T03:04:05Z";
+  metadata.command_line = "/opt/nkbench run --suite smoke --shard 2/3";
+  metadata.hostname = "host";
+  metadata.threads = 1;
+  metadata.fill = "exact";
+  return metadata;
 }
 
 // A fresh empty folder per test, removed at the end of the test.

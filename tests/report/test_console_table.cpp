@@ -65,5 +65,13 @@ TEST(ConsoleTable, LongNotesAreShortened) {
 
 TEST(ConsoleTable, EmptyInputGivesEmptyText) { EXPECT_EQ(formatTable({}), ""); }
 
+TEST(ConsoleTable, RowCountsTellPassedFailedAndSkipped) {
+  ResultRow mistrusted = test::failedRow();
+  mistrusted.status = VerifyStatus::Mistrusted;
+  EXPECT_EQ(formatRowCounts({test::passedRow(), test::skippedRow(), test::failedRow(), mistrusted}),
+            "4 rows: 1 passed, 2 failed, 1 skipped");
+  EXPECT_EQ(formatRowCounts({}), "0 rows: 0 passed, 0 failed, 0 skipped");
+}
+
 }  // namespace
 }  // namespace nkbench

@@ -12,31 +12,13 @@ namespace {
 
 using nlohmann::json;
 
-RunMetadata sampleMetadata() {
-  RunMetadata metadata;
-  metadata.cpu_model = "Test CPU @ 3.0GHz";
-  metadata.isa_flags = {"avx2", "fma", "avx512f"};
-  metadata.measured_clock_ghz = 3.1;
-  metadata.peak_gflops = 198.4;
-  metadata.isa = "avx512";
-  metadata.compiler = "GNU 12.2.0";
-  metadata.library_versions = {{"libxsmm", "1.17"}, {"onednn", "2.6.3"}};
-  metadata.git_commit = "abc123";
-  metadata.date = "2024-01-02T03:04:05Z";
-  metadata.command_line = "nkbench run --suite smoke";
-  metadata.hostname = "host";
-  metadata.threads = 1;
-  metadata.fill = "exact";
-  return metadata;
-}
-
 json readJson(const std::filesystem::path& path) {
   std::ifstream in(path);
   return json::parse(in);  // throws on malformed JSON
 }
 
 TEST(JsonWriter, HasVersionMetadataAndRows) {
-  const json report = toJson(sampleMetadata(), test::sampleRows());
+  const json report = toJson(test::sampleMetadata(), test::sampleRows());
   EXPECT_EQ(report.at("nkbench_version"), std::string(kNkbenchVersion));
   const json& metadata = report.at("metadata");
   EXPECT_EQ(metadata.at("cpu_model"), "Test CPU @ 3.0GHz");
@@ -45,11 +27,20 @@ TEST(JsonWriter, HasVersionMetadataAndRows) {
   EXPECT_DOUBLE_EQ(metadata.at("peak_gflops").get<double>(), 198.4);
   EXPECT_EQ(metadata.at("library_versions").at("onednn"), "2.6.3");
   EXPECT_EQ(metadata.at("threads"), 1);
+  EXPECT_EQ(metadata.at("suite"), "smoke");
+  EXPECT_EQ(metadata.at("selected_cases"), json({"brgemm-8x32x16-b2", "gemm-40x50x30"}));
+  EXPECT_EQ(metadata.at("shard"), "2/3");
   for (const char* key :
        {"isa", "compiler", "git_commit", "date", "command_line", "hostname", "fill"}) {
     EXPECT_TRUE(metadata.at(key).is_string()) << key;
   }
   EXPECT_EQ(report.at("rows").size(), 4u);
+}
+
+TEST(JsonWriter, AnUnshardedRunHasANullShard) {
+  RunMetadata metadata = test::sampleMetadata();
+  metadata.shard.clear();
+  EXPECT_TRUE(toJson(metadata).at("shard").is_null());
 }
 
 TEST(JsonWriter, RowKeysAreTheCsvColumnsAndTheSamples) {
@@ -58,6 +49,7 @@ TEST(JsonWriter, RowKeysAreTheCsvColumnsAndTheSamples) {
   for (const auto& [key, value] : row.items()) keys.push_back(key);
   std::vector<std::string> columns(csvColumns().begin(), csvColumns().end());
   columns.push_back("samples_ms");
+  columns.push_back("samples_iterations");
   std::sort(keys.begin(), keys.end());
   std::sort(columns.begin(), columns.end());
   EXPECT_EQ(keys, columns);
@@ -77,6 +69,7 @@ TEST(JsonWriter, NumbersAreNumbers) {
   EXPECT_EQ(row.at("case"), "brgemm-8x32x16-b2");
   EXPECT_EQ(row.at("noisy"), false);
   EXPECT_EQ(row.at("samples_ms").get<std::vector<double>>(), test::passedRow().samples_ms);
+  EXPECT_EQ(row.at("samples_iterations").get<std::vector<std::int64_t>>(), test::passedRow().samples_iterations);
 }
 
 TEST(JsonWriter, AbsentValuesAreNull) {
@@ -88,6 +81,7 @@ TEST(JsonWriter, AbsentValuesAreNull) {
   EXPECT_TRUE(skipped.at("median_gflops").is_null());
   EXPECT_TRUE(skipped.at("max_error").is_null());
   EXPECT_TRUE(skipped.at("samples_ms").is_null());
+  EXPECT_TRUE(skipped.at("samples_iterations").is_null());
   EXPECT_TRUE(skipped.at("noisy").is_null());
   EXPECT_EQ(skipped.at("status"), "skipped");
   EXPECT_EQ(skipped.at("note"), test::skippedRow().note);
@@ -97,12 +91,12 @@ TEST(JsonWriter, FileRoundTrips) {
   test::TempDir dir;
   const auto path = dir.path() / "report.json";
   const auto rows = test::sampleRows();
-  writeJsonFile(path, sampleMetadata(), {rows.begin(), rows.begin() + 1});
+  writeJsonFile(path, test::sampleMetadata(), {rows.begin(), rows.begin() + 1});
   EXPECT_EQ(readJson(path).at("rows").size(), 1u);
   // Rewriting replaces the whole file and leaves no temporary behind.
-  writeJsonFile(path, sampleMetadata(), rows);
+  writeJsonFile(path, test::sampleMetadata(), rows);
   const json report = readJson(path);
-  EXPECT_EQ(report, toJson(sampleMetadata(), rows));
+  EXPECT_EQ(report, toJson(test::sampleMetadata(), rows));
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()),
                           std::filesystem::directory_iterator()),
             1);
@@ -112,13 +106,13 @@ TEST(JsonWriter, InvalidUtf8InNotesIsReplaced) {
   test::TempDir dir;
   ResultRow row = test::skippedRow();
   row.note = "bad byte \xff here";
-  writeJsonFile(dir.path() / "report.json", sampleMetadata(), {row});
+  writeJsonFile(dir.path() / "report.json", test::sampleMetadata(), {row});
   EXPECT_EQ(readJson(dir.path() / "report.json").at("rows").at(0).at("status"), "skipped");
 }
 
 TEST(JsonWriter, UnwritablePathThrows) {
   test::TempDir dir;
-  EXPECT_THROW(writeJsonFile(dir.path() / "missing" / "report.json", sampleMetadata(), {}), Error);
+  EXPECT_THROW(writeJsonFile(dir.path() / "missing" / "report.json", test::sampleMetadata(), {}), Error);
 }
 
 }  // namespace

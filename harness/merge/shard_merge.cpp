@@ -1,0 +1,185 @@
+#include "harness/merge/shard_merge.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "harness/core/error.h"
+#include "harness/report/json_writer.h"
+#include "harness/suite/shard.h"
+
+namespace nkbench {
+namespace {
+
+struct Part {
+  const ShardReport* report;
+  Shard shard;
+};
+
+Shard shardOf(const ShardReport& report) {
+  const std::string& text = report.report.metadata.shard;
+  if (text.empty())
+    throw Error(fmt::format("{}: not a shard report (its run had no --shard); merge combines the shards of one run",
+                            report.path));
+  std::string why;
+  const std::optional<Shard> shard = parseShard(text, &why);
+  if (!shard) throw Error(fmt::format("{}: bad shard '{}' in its metadata: {}", report.path, text, why));
+  return *shard;
+}
+
+// What every shard of one run shares; shards that differ in one cannot be merged.
+struct RunDefinition {
+  const char* what;
+  std::function<std::string(const RunMetadata&)> value;
+};
+
+const std::vector<RunDefinition>& runDefinition() {
+  static const std::vector<RunDefinition> fields = {
+      {"suite", [](const RunMetadata& m) { return m.suite; }},
+      {"isa", [](const RunMetadata& m) { return m.isa; }},
+      {"fill", [](const RunMetadata& m) { return m.fill; }},
+      {"threads", [](const RunMetadata& m) { return std::to_string(m.threads); }},
+      {"backends and library versions",
+       [](const RunMetadata& m) {
+         std::vector<std::string> versions;
+         for (const auto& [backend, version] : m.library_versions) versions.push_back(backend + " " + version);
+         return fmt::format("{}", fmt::join(versions, ", "));
+       }},
+  };
+  return fields;
+}
+
+void checkSameRun(const Part& first, const Part& other) {
+  const RunMetadata& a = first.report->report.metadata;
+  const RunMetadata& b = other.report->report.metadata;
+  const std::string& a_path = first.report->path;
+  const std::string& b_path = other.report->path;
+  if (first.shard.count != other.shard.count)
+    throw Error(fmt::format("{} is shard {} but {} is shard {}: shards of different partitions do not merge", a_path,
+                            a.shard, b_path, b.shard));
+  for (const RunDefinition& field : runDefinition())
+    if (field.value(a) != field.value(b))
+      throw Error(fmt::format("{} and {} differ in {}: '{}' against '{}'", a_path, b_path, field.what, field.value(a),
+                              field.value(b)));
+  if (a.selected_cases != b.selected_cases)
+    throw Error(fmt::format("{} and {} selected different cases of suite '{}' ({} cases against {}): "
+                            "another --filter or suite file",
+                            a_path, b_path, a.suite, a.selected_cases.size(), b.selected_cases.size()));
+}
+
+// "a, b, c and 4 more": keeps one-line messages short for large suites.
+std::string listed(const std::vector<std::string>& items) {
+  constexpr std::size_t kShown = 5;
+  if (items.size() <= kShown) return fmt::format("{}", fmt::join(items, ", "));
+  return fmt::format("{} and {} more", fmt::join(items.begin(), items.begin() + kShown, ", "), items.size() - kShown);
+}
+
+std::vector<std::string> pathsOf(const std::vector<Part>& parts) {
+  std::vector<std::string> paths;
+  for (const Part& part : parts) paths.push_back(part.report->path);
+  return paths;
+}
+
+// Rows of all shards, each (case, backend) once, in the order of the selected cases.
+std::vector<ResultRow> rowsInSuiteOrder(const std::vector<Part>& parts, const std::vector<std::string>& selected) {
+  std::map<std::string, std::size_t> position;
+  for (std::size_t i = 0; i < selected.size(); ++i) position.emplace(selected[i], i);
+  std::map<std::pair<std::string, std::string>, std::string> seen_in;
+  std::vector<ResultRow> rows;
+  for (const Part& part : parts)
+    for (const ResultRow& row : part.report->report.rows) {
+      const std::string& path = part.report->path;
+      if (!position.count(row.case_id))
+        throw Error(fmt::format("{}: row '{} {}' is of a case its run did not select", path, row.case_id, row.backend));
+      const auto [it, inserted] = seen_in.emplace(std::pair(row.case_id, row.backend), path);
+      if (!inserted)
+        throw Error(fmt::format("row '{} {}' appears twice: in {} and in {}", row.case_id, row.backend, it->second,
+                                path));
+      rows.push_back(row);
+    }
+  std::stable_sort(rows.begin(), rows.end(), [&position](const ResultRow& a, const ResultRow& b) {
+    return position.at(a.case_id) < position.at(b.case_id);
+  });
+  return rows;
+}
+
+// Differences that do not break the merge but matter when reading it.
+std::vector<std::string> notesOn(const std::vector<Part>& parts) {
+  std::set<std::string> machines, commits;
+  std::vector<std::string> where;
+  for (const Part& part : parts) {
+    const RunMetadata& metadata = part.report->report.metadata;
+    machines.insert(metadata.hostname + "\n" + metadata.cpu_model);
+    commits.insert(metadata.git_commit);
+    where.push_back(fmt::format("{} on {} ({}, commit {})", metadata.shard, metadata.hostname, metadata.cpu_model,
+                                metadata.git_commit));
+  }
+  std::vector<std::string> notes;
+  if (machines.size() > 1)
+    notes.push_back(fmt::format("the shards ran on {} machines; each row's peak_fraction is relative to its own "
+                                "shard's measured peak",
+                                machines.size()));
+  if (commits.size() > 1) notes.push_back(fmt::format("the shards ran {} different commits", commits.size()));
+  if (!notes.empty()) notes.push_back(fmt::format("shards: {}", fmt::join(where, "; ")));
+  return notes;
+}
+
+}  // namespace
+
+MergedRun mergeShards(const std::vector<ShardReport>& shards, bool allow_incomplete) {
+  if (shards.empty()) throw Error("merge needs at least one shard report");
+  std::vector<Part> parts;
+  for (const ShardReport& report : shards) parts.push_back({&report, shardOf(report)});
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const Part& a, const Part& b) { return a.shard.index < b.shard.index; });
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    checkSameRun(parts.front(), parts[i]);
+    if (parts[i - 1].shard.index == parts[i].shard.index)
+      throw Error(fmt::format("{} and {} are both shard {}", parts[i - 1].report->path, parts[i].report->path,
+                              toString(parts[i].shard)));
+  }
+
+  MergedRun merged;
+  merged.metadata = parts.front().report->report.metadata;
+  merged.metadata.shard.clear();
+  for (const Part& part : parts) merged.shards.push_back(part.report->report.metadata);
+  merged.rows = rowsInSuiteOrder(parts, merged.metadata.selected_cases);
+  merged.notes = notesOn(parts);
+
+  const int count = parts.front().shard.count;
+  for (int index = 1, next = 0; index <= count; ++index) {
+    if (next < int(parts.size()) && parts[std::size_t(next)].shard.index == index)
+      ++next;
+    else
+      merged.missing_shards.push_back(toString(Shard{index, count}));
+  }
+  std::set<std::string> with_rows;
+  for (const ResultRow& row : merged.rows) with_rows.insert(row.case_id);
+  for (const std::string& id : merged.metadata.selected_cases)
+    if (!with_rows.count(id)) merged.missing_cases.push_back(id);
+
+  if (!merged.complete() && !allow_incomplete)
+    throw Error(fmt::format("{}: incomplete: {} (--allow-incomplete merges them anyway)",
+                            fmt::join(pathsOf(parts), ", "), merged.gaps()));
+  return merged;
+}
+
+std::string MergedRun::gaps() const {
+  return fmt::format("missing shards: {}; selected cases without rows: {}",
+                     missing_shards.empty() ? "none" : listed(missing_shards),
+                     missing_cases.empty() ? "none" : listed(missing_cases));
+}
+
+nlohmann::json mergedJson(const MergedRun& merged) {
+  nlohmann::json report = toJson(merged.metadata, merged.rows);
+  report["shards"] = nlohmann::json::array();
+  for (const RunMetadata& shard : merged.shards) report["shards"].push_back(toJson(shard));
+  report["missing_shards"] = merged.missing_shards;
+  report["missing_cases"] = merged.missing_cases;
+  return report;
+}
+
+}  // namespace nkbench

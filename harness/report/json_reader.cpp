@@ -1,0 +1,137 @@
+#include "harness/report/json_reader.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <limits>
+
+#include "harness/core/error.h"
+
+namespace nkbench {
+namespace {
+
+using nlohmann::json;
+
+// `object[key]` when present and not null (a measurement not taken), else `fallback`.
+template <typename T>
+T valueOr(const json& object, const char* key, T fallback) {
+  const auto it = object.find(key);
+  return it == object.end() || it->is_null() ? fallback : it->get<T>();
+}
+
+template <typename T>
+T parsed(std::optional<T> value, const char* key, const std::string& text) {
+  if (!value) throw Error(fmt::format("unknown {} '{}'", key, text));
+  return *value;
+}
+
+}  // namespace
+
+ResultRow rowFromJson(const json& row) {
+  ResultRow result;
+  try {
+    result.suite = valueOr<std::string>(row, "suite", "");
+    result.case_id = row.at("case").get<std::string>();
+    Problem& problem = result.problem;
+    const std::string kind = row.at("kind").get<std::string>();
+    const std::string dtype = row.at("dtype").get<std::string>();
+    const std::string c_dtype = valueOr<std::string>(row, "c_dtype", "f32");
+    problem.kind = parsed(parseOpKind(kind), "kind", kind);
+    problem.dtype = parsed(parseDType(dtype), "dtype", dtype);
+    problem.c_dtype = parsed(parseDType(c_dtype), "c_dtype", c_dtype);
+    problem.m = row.at("m").get<std::int64_t>();
+    problem.n = row.at("n").get<std::int64_t>();
+    problem.k = row.at("k").get<std::int64_t>();
+    problem.batch = row.at("batch").get<std::int64_t>();
+    problem.accumulate = row.at("beta").get<int>() == 1;
+    result.isa = row.at("isa").get<std::string>();
+    result.backend = row.at("backend").get<std::string>();
+    result.threads = valueOr(row, "threads", 1);
+    result.register_block = valueOr<std::string>(row, "register_block", "");
+    result.implementation = valueOr<std::string>(row, "implementation", "");
+    result.nanokernel = valueOr<std::string>(row, "nanokernel", "");
+    result.repetitions = valueOr(row, "repetitions", 0);
+    result.median_gflops = valueOr(row, "median_gflops", 0.0);
+    result.best_gflops = valueOr(row, "best_gflops", 0.0);
+    result.median_ms = valueOr(row, "median_ms", 0.0);
+    result.best_ms = valueOr(row, "best_ms", 0.0);
+    result.stddev_ms = valueOr(row, "stddev_ms", 0.0);
+    result.iqr_ms = valueOr(row, "iqr_ms", 0.0);
+    result.noisy = valueOr(row, "noisy", false);
+    result.samples_ms = valueOr(row, "samples_ms", std::vector<double>{});
+    result.samples_iterations = valueOr(row, "samples_iterations", std::vector<std::int64_t>{});
+    result.peak_fraction = valueOr(row, "peak_fraction", 0.0);
+    if (const auto ratio = row.find("ratio_to_libxsmm"); ratio != row.end() && !ratio->is_null())
+      result.ratio_to_libxsmm = ratio->get<double>();
+    result.compile_ms = valueOr(row, "compile_ms", 0.0);
+    result.pack_ms = valueOr(row, "pack_ms", 0.0);
+    const std::string status = row.at("status").get<std::string>();
+    result.status = parsed(parseVerifyStatus(status), "status", status);
+    // JSON has no NaN: the writer turns a non-finite error of a verified row into null.
+    if (const auto error = row.find("max_error"); error != row.end())
+      result.max_error = !error->is_null()     ? error->get<double>()
+                         : result.verified() ? std::numeric_limits<double>::quiet_NaN()
+                                             : 0.0;
+    result.note = valueOr<std::string>(row, "note", "");
+  } catch (const json::exception& error) {
+    throw Error(error.what());
+  }
+  return result;
+}
+
+RunMetadata metadataFromJson(const json& metadata) {
+  RunMetadata result;
+  try {
+    result.suite = valueOr<std::string>(metadata, "suite", "");
+    result.selected_cases = valueOr(metadata, "selected_cases", std::vector<std::string>{});
+    result.shard = valueOr<std::string>(metadata, "shard", "");
+    result.cpu_model = valueOr<std::string>(metadata, "cpu_model", "");
+    result.isa_flags = valueOr(metadata, "isa_flags", std::vector<std::string>{});
+    result.measured_clock_ghz = valueOr(metadata, "measured_clock_ghz", 0.0);
+    result.peak_gflops = valueOr(metadata, "peak_gflops", 0.0);
+    result.bf16_peak_gflops = valueOr(metadata, "bf16_peak_gflops", 0.0);
+    result.isa = valueOr<std::string>(metadata, "isa", "");
+    result.compiler = valueOr<std::string>(metadata, "compiler", "");
+    result.library_versions =
+        valueOr(metadata, "library_versions", std::map<std::string, std::string>{});
+    result.git_commit = valueOr<std::string>(metadata, "git_commit", "");
+    result.date = valueOr<std::string>(metadata, "date", "");
+    result.command_line = valueOr<std::string>(metadata, "command_line", "");
+    result.hostname = valueOr<std::string>(metadata, "hostname", "");
+    result.threads = valueOr(metadata, "threads", 1);
+    result.fill = valueOr<std::string>(metadata, "fill", "");
+  } catch (const json::exception& error) {
+    throw Error(error.what());
+  }
+  return result;
+}
+
+JsonReport readJsonReport(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  if (!file) throw Error(fmt::format("{}: cannot read the report", path.string()));
+  json report;
+  try {
+    report = json::parse(file);
+  } catch (const json::exception& error) {
+    throw Error(fmt::format("{}: not JSON ({}); expected a report written by `nkbench run --json`", path.string(),
+                            error.what()));
+  }
+  if (!report.is_object() || !report.contains("rows") || !report.at("rows").is_array())
+    throw Error(fmt::format("{}: not an nkbench JSON report (no \"rows\" list)", path.string()));
+  JsonReport result;
+  try {
+    result.metadata = metadataFromJson(report.value("metadata", json::object()));
+  } catch (const Error& error) {
+    throw Error(fmt::format("{}: the metadata is malformed: {}", path.string(), error.what()));
+  }
+  for (const json& row : report.at("rows")) {
+    try {
+      result.rows.push_back(rowFromJson(row));
+    } catch (const Error& error) {
+      throw Error(fmt::format("{}: row {} is malformed: {}", path.string(), result.rows.size() + 1, error.what()));
+    }
+  }
+  return result;
+}
+
+}  // namespace nkbench

@@ -1,0 +1,165 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "harness/core/error.h"
+#include "harness/merge/shard_merge.h"
+
+namespace nkbench {
+namespace {
+
+const std::vector<std::string> kSelected = {"a", "b", "c", "d"};
+
+ResultRow rowOf(const std::string& case_id, const std::string& backend) {
+  ResultRow row;
+  row.suite = "s";
+  row.case_id = case_id;
+  row.isa = "avx512";
+  row.backend = backend;
+  row.status = VerifyStatus::Passed;
+  return row;
+}
+
+// Shard `shard` of a run of cases a..d, holding the rows of `cases` (eigen and libxsmm each).
+ShardReport shardReport(const std::string& shard, const std::vector<std::string>& cases) {
+  ShardReport report;
+  report.path = "shard-" + shard.substr(0, shard.find('/')) + ".json";
+  RunMetadata& metadata = report.report.metadata;
+  metadata.suite = "s";
+  metadata.selected_cases = kSelected;
+  metadata.shard = shard;
+  metadata.isa = "avx512";
+  metadata.fill = "exact";
+  metadata.library_versions = {{"eigen", "3.4.0"}, {"libxsmm", "1.17"}};
+  metadata.cpu_model = "CPU A";
+  metadata.hostname = "host-" + shard.substr(0, shard.find('/'));
+  metadata.git_commit = "abc";
+  for (const std::string& c : cases)
+    for (const char* backend : {"eigen", "libxsmm"}) report.report.rows.push_back(rowOf(c, backend));
+  return report;
+}
+
+std::vector<std::string> caseOrder(const MergedRun& merged) {
+  std::vector<std::string> order;
+  for (const ResultRow& row : merged.rows) order.push_back(row.case_id + "/" + row.backend);
+  return order;
+}
+
+// The message of the Error that merging throws, or "" when it merges.
+std::string mergeError(const std::vector<ShardReport>& shards, bool allow_incomplete = false) {
+  try {
+    mergeShards(shards, allow_incomplete);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+void expectMessage(const std::string& message, std::initializer_list<std::string> parts) {
+  EXPECT_FALSE(message.empty());
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  for (const std::string& part : parts) EXPECT_NE(message.find(part), std::string::npos) << part << ": " << message;
+}
+
+TEST(ShardMerge, RowsComeInSuiteOrderWhateverTheShardOrder) {
+  const MergedRun merged =
+      mergeShards({shardReport("2/3", {"a", "d"}), shardReport("3/3", {}), shardReport("1/3", {"b", "c"})}, false);
+  EXPECT_EQ(caseOrder(merged), (std::vector<std::string>{"a/eigen", "a/libxsmm", "b/eigen", "b/libxsmm", "c/eigen",
+                                                         "c/libxsmm", "d/eigen", "d/libxsmm"}));
+  EXPECT_TRUE(merged.complete());
+  EXPECT_EQ(merged.metadata.shard, "");  // the merge is not a shard
+  EXPECT_EQ(merged.metadata.hostname, "host-1");  // the lowest shard's metadata
+  ASSERT_EQ(merged.shards.size(), 3u);
+  EXPECT_EQ(merged.shards[0].shard, "1/3");
+  EXPECT_EQ(merged.shards[2].shard, "3/3");
+}
+
+TEST(ShardMerge, JsonKeepsTheRunFormatAndAddsTheShards) {
+  const MergedRun merged = mergeShards({shardReport("1/2", {"a", "b"}), shardReport("2/2", {"c", "d"})}, false);
+  const nlohmann::json report = mergedJson(merged);
+  EXPECT_EQ(report.at("rows").size(), 8u);
+  EXPECT_TRUE(report.at("metadata").at("shard").is_null());
+  EXPECT_EQ(report.at("metadata").at("selected_cases"), nlohmann::json(kSelected));
+  ASSERT_EQ(report.at("shards").size(), 2u);
+  EXPECT_EQ(report.at("shards")[1].at("shard"), "2/2");
+  EXPECT_EQ(report.at("shards")[1].at("hostname"), "host-2");
+  EXPECT_TRUE(report.at("missing_shards").empty());
+  EXPECT_TRUE(report.at("missing_cases").empty());
+}
+
+TEST(ShardMerge, NotesSeveralMachines) {
+  ShardReport other = shardReport("2/2", {"c", "d"});
+  other.report.metadata.cpu_model = "CPU B";
+  const MergedRun merged = mergeShards({shardReport("1/2", {"a", "b"}), other}, false);
+  ASSERT_FALSE(merged.notes.empty());
+  EXPECT_NE(merged.notes[0].find("2 machines"), std::string::npos) << merged.notes[0];
+  EXPECT_NE(merged.notes.back().find("CPU B"), std::string::npos) << merged.notes.back();
+  EXPECT_TRUE(mergeShards({shardReport("1/1", kSelected)}, false).notes.empty());
+}
+
+TEST(ShardMerge, AMissingShardIsAnErrorNamingIt) {
+  const std::vector<ShardReport> shards = {shardReport("1/3", {"a"}), shardReport("3/3", {"c", "d"})};
+  expectMessage(mergeError(shards), {"shard-1.json", "shard-3.json", "incomplete", "2/3", "b", "--allow-incomplete"});
+}
+
+TEST(ShardMerge, AnIncompleteMergeIsAllowedOnRequestAndSaysSo) {
+  const MergedRun merged = mergeShards({shardReport("1/3", {"a"}), shardReport("3/3", {"c", "d"})}, true);
+  EXPECT_FALSE(merged.complete());
+  EXPECT_EQ(merged.missing_shards, (std::vector<std::string>{"2/3"}));
+  EXPECT_EQ(merged.missing_cases, (std::vector<std::string>{"b"}));
+  EXPECT_EQ(mergedJson(merged).at("missing_shards"), nlohmann::json({"2/3"}));
+}
+
+TEST(ShardMerge, AShardThatStoppedEarlyIsIncomplete) {
+  expectMessage(mergeError({shardReport("1/2", {"a"}), shardReport("2/2", {"c", "d"})}), {"without rows: b"});
+}
+
+TEST(ShardMerge, IncompatibleShardsAreRefusedNamingBothFiles) {
+  const ShardReport first = shardReport("1/2", {"a", "b"});
+  const auto refused = [&first](ShardReport other, std::initializer_list<std::string> parts) {
+    expectMessage(mergeError({first, other}), parts);
+    expectMessage(mergeError({first, other}), {first.path, other.path});
+  };
+  refused(shardReport("1/2", {"c", "d"}), {"both shard 1/2"});
+  expectMessage(mergeError({shardReport("2/3", {"b"}), shardReport("1/3", {"a"}), shardReport("2/3", {"c"})}),
+                {"both shard 2/3"});
+  refused(shardReport("2/3", {"c", "d"}), {"different partitions"});
+  ShardReport other = shardReport("2/2", {"c", "d"});
+  other.report.metadata.suite = "t";
+  refused(other, {"suite", "'s'", "'t'"});
+  other = shardReport("2/2", {"c", "d"});
+  other.report.metadata.isa = "avx2";
+  refused(other, {"isa", "avx2"});
+  other = shardReport("2/2", {"c", "d"});
+  other.report.metadata.fill = "random";
+  refused(other, {"fill"});
+  other = shardReport("2/2", {"c", "d"});
+  other.report.metadata.library_versions["libxsmm"] = "1.16";
+  refused(other, {"library versions", "libxsmm 1.16"});
+  other = shardReport("2/2", {"c", "d"});
+  other.report.metadata.selected_cases.pop_back();
+  refused(other, {"different cases", "--filter"});
+}
+
+TEST(ShardMerge, DuplicateRowsAreRefused) {
+  expectMessage(mergeError({shardReport("1/2", {"a", "b"}), shardReport("2/2", {"b", "c", "d"})}),
+                {"'b eigen' appears twice", "shard-1.json", "shard-2.json"});
+  ShardReport twice = shardReport("1/1", kSelected);
+  twice.report.rows.push_back(rowOf("a", "eigen"));
+  expectMessage(mergeError({twice}), {"'a eigen' appears twice"});
+}
+
+TEST(ShardMerge, OnlyShardReportsMerge) {
+  ShardReport unsharded = shardReport("1/1", kSelected);
+  unsharded.report.metadata.shard.clear();
+  expectMessage(mergeError({unsharded}), {"shard-1.json", "not a shard report"});
+  ShardReport bad = shardReport("1/1", kSelected);
+  bad.report.metadata.shard = "0/2";
+  expectMessage(mergeError({bad}), {"bad shard '0/2'"});
+  ShardReport stranger = shardReport("1/1", kSelected);
+  stranger.report.rows.push_back(rowOf("z", "eigen"));
+  expectMessage(mergeError({stranger}), {"'z eigen'", "did not select"});
+}
+
+}  // namespace
+}  // namespace nkbench

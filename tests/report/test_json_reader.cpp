@@ -1,0 +1,114 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "harness/core/error.h"
+#include "harness/report/json_reader.h"
+#include "harness/report/json_writer.h"
+#include "sample_rows.h"
+
+namespace nkbench {
+namespace {
+
+using nlohmann::json;
+
+std::filesystem::path writeText(const test::TempDir& dir, const std::string& text) {
+  const auto path = dir.path() / "report.json";
+  std::ofstream(path) << text;
+  return path;
+}
+
+// The message of the Error that reading `path` throws, or "" when it reads.
+std::string readError(const std::filesystem::path& path) {
+  try {
+    readJsonReport(path);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(JsonReader, RoundTripsWhatTheWriterWrites) {
+  test::TempDir dir;
+  const auto path = dir.path() / "report.json";
+  const std::vector<ResultRow> rows = test::sampleRows();
+  writeJsonFile(path, test::sampleMetadata(), rows);
+  const JsonReport report = readJsonReport(path);
+  EXPECT_EQ(toJson(report.metadata, report.rows), toJson(test::sampleMetadata(), rows));
+  ASSERT_EQ(report.rows.size(), rows.size());
+  EXPECT_EQ(report.rows[0].samples_iterations, rows[0].samples_iterations);
+  EXPECT_EQ(report.rows[0].ratio_to_libxsmm, rows[0].ratio_to_libxsmm);
+  EXPECT_FALSE(report.rows[3].ratio_to_libxsmm.has_value());
+  EXPECT_EQ(report.rows[1].note, rows[1].note);
+  EXPECT_EQ(report.metadata.library_versions, test::sampleMetadata().library_versions);
+}
+
+TEST(JsonReader, AnUnshardedRunReadsBackWithoutAShard) {
+  RunMetadata metadata = test::sampleMetadata();
+  metadata.shard.clear();
+  EXPECT_EQ(metadataFromJson(toJson(metadata)).shard, "");
+}
+
+TEST(JsonReader, ANonFiniteErrorComesBackAsNan) {
+  ResultRow row = test::failedRow();
+  row.max_error = std::numeric_limits<double>::infinity();
+  const json written = json::parse(toJson(row).dump());  // JSON has no infinity: null
+  EXPECT_TRUE(written.at("max_error").is_null());
+  EXPECT_TRUE(std::isnan(rowFromJson(written).max_error));
+  EXPECT_EQ(rowFromJson(toJson(test::skippedRow())).max_error, 0.0);
+}
+
+TEST(JsonReader, OlderReportsTakeDefaults) {
+  test::TempDir dir;
+  const JsonReport report = readJsonReport(writeText(dir, R"({"rows": [{"case": "a", "kind": "gemm", "dtype": "f32",
+      "m": 1, "n": 2, "k": 3, "batch": 1, "beta": 0, "isa": "avx2", "backend": "mlir", "status": "passed",
+      "median_ms": 0.5}]})"));
+  ASSERT_EQ(report.rows.size(), 1u);
+  const ResultRow& row = report.rows[0];
+  EXPECT_EQ(row.problem.c_dtype, DType::F32);
+  EXPECT_EQ(row.threads, 1);
+  EXPECT_DOUBLE_EQ(row.median_ms, 0.5);
+  EXPECT_TRUE(row.samples_ms.empty());
+  EXPECT_TRUE(row.samples_iterations.empty());
+  EXPECT_EQ(report.metadata.shard, "");
+  EXPECT_TRUE(report.metadata.selected_cases.empty());
+}
+
+TEST(JsonReader, BadReportsNameTheFileAndTheProblem) {
+  test::TempDir dir;
+  EXPECT_NE(readError(dir.path() / "none.json").find("cannot read"), std::string::npos);
+  const struct {
+    const char* text;
+    const char* expected;
+  } cases[] = {
+      {"suite,case\n", "not JSON"},
+      {"[1, 2]", "no \"rows\" list"},
+      {R"({"rows": [{"case": "a"}]})", "row 1 is malformed"},
+      {R"({"rows": [{"case": "a", "kind": "conv", "dtype": "f32", "m": 1, "n": 2, "k": 3, "batch": 1, "beta": 0,
+          "isa": "avx2", "backend": "mlir", "status": "passed"}]})",
+       "unknown kind 'conv'"},
+      {R"({"rows": [{"case": "a", "kind": "gemm", "dtype": "f32", "m": 1, "n": 2, "k": 3, "batch": 1, "beta": 0,
+          "isa": "avx2", "backend": "mlir", "status": "great"}]})",
+       "unknown status 'great'"},
+      {R"({"metadata": {"isa": 5}, "rows": []})", "metadata is malformed"},
+  };
+  for (const auto& c : cases) {
+    const auto path = writeText(dir, c.text);
+    const std::string message = readError(path);
+    EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+    EXPECT_NE(message.find(c.expected), std::string::npos) << message;
+  }
+}
+
+TEST(JsonReader, AReportWithoutRowsIsValid) {
+  test::TempDir dir;
+  const auto path = dir.path() / "empty.json";
+  writeJsonFile(path, test::sampleMetadata(), {});
+  const JsonReport report = readJsonReport(path);
+  EXPECT_TRUE(report.rows.empty());
+  EXPECT_EQ(report.metadata.shard, "2/3");
+}
+
+}  // namespace
+}  // namespace nkbench
