@@ -108,8 +108,13 @@ std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase
   for (std::size_t set = 0; set < inputs.size(); ++set) {
     const auto compile_start = Clock::now();
     BoundKernel& bound = verified.sets.emplace_back(prepareBound(backend, c.problem, data, inputs[set]));
-    if (set == 0) row.compile_ms = elapsedMs(compile_start);  // later sets reuse what the first compiled
     Kernel& kernel = *bound.kernel;
+    if (set == 0) {  // later sets reuse what the first compiled; a failing row still says what ran
+      row.compile_ms = elapsedMs(compile_start);
+      row.implementation = kernel.info().implementation;
+      row.register_block = kernel.info().register_block;
+      row.nanokernel = kernel.info().nanokernel;
+    }
     kernel.pack();
     kernel.compute();
     kernel.unpack();
@@ -122,9 +127,6 @@ std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase
     }
   }
   const KernelInfo& info = verified.sets.front().kernel->info();
-  row.implementation = info.implementation;
-  row.register_block = info.register_block;
-  row.nanokernel = info.nanokernel;
   row.pack_ms = info.packing.empty() ? 0.0 : measurePackMs(*verified.sets.front().kernel);
   row.note = info.packing;
   if (inputs.size() > 1) {
