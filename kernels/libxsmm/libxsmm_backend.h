@@ -1,4 +1,4 @@
-// libxsmm 1.17: JIT-generated fp32 and bf16 (f32 C) BRGEMM kernels; GEMM runs as
+// libxsmm 1.17: JIT-generated fp32 and bf16 (f32 or bf16 C) BRGEMM kernels; GEMM runs as
 // BRGEMM over blocks.
 #pragma once
 

@@ -1,4 +1,4 @@
-// libxsmm 1.17 bf16 kernels (bf16 A and B, f32 accumulation and C) for the libxsmm
+// libxsmm 1.17 bf16 kernels (bf16 A and B, f32 accumulation, f32 or bf16 C) for the libxsmm
 // backend; only built with libxsmm. BRGEMM is one strided bf16 BRGEMM call on B in
 // VNNI pairs; GEMM runs as bf16 BRGEMM calls over blocks, as for f32.
 #pragma once

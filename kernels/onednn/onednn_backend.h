@@ -1,4 +1,4 @@
-// oneDNN 2.6 matmul (f32, or bf16 A and B with f32 C): "onednn" reads B in place
+// oneDNN 2.6 matmul (f32, or bf16 A and B with an f32 or bf16 C): "onednn" reads B in place
 // (row-major), "onednn-packed" lets oneDNN pick a blocked weights layout and
 // reorders B into it in pack().
 #pragma once
