@@ -204,7 +204,9 @@ TEST(Cli, IsaTheHostLacksIsRefusedBeforeAnythingRuns) {
   if (nkbench::detectCpuFeatures().has(nkbench::Isa::Amx)) GTEST_SKIP() << "host has AMX";
   const Outcome run = nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --isa amx " + kQuick);
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.output.find("amx"), std::string::npos) << run.output;
+  const std::string reason = nkbench::amxUnavailableReason(nkbench::detectCpuFeatures()).value_or("?");
+  EXPECT_NE(run.output.find("--isa amx: " + reason), std::string::npos) << run.output;
+  EXPECT_EQ(std::count(run.output.begin(), run.output.end(), '\n'), 1) << run.output;
   EXPECT_EQ(run.output.find("passed"), std::string::npos) << run.output;
 }
 
