@@ -210,6 +210,45 @@ TEST(Cli, IsaTheHostLacksIsRefusedBeforeAnythingRuns) {
   EXPECT_EQ(run.output.find("passed"), std::string::npos) << run.output;
 }
 
+std::string showCase(const std::string& arguments) {
+  return "show --suite " + sourcePath("suites/default.yaml") + " " + arguments;
+}
+
+TEST(Cli, ShowPrintsEveryStageForF32AndBf16Cases) {
+  for (const char* id : {"brgemm-32x32x32-b32", "bf16-brgemm-32x32x32-b32"}) {
+    const Outcome show = nkbench(showCase(id) + " --isa avx512 --target-cpu znver4");
+    ASSERT_EQ(show.exit_code, 0) << show.output;
+    for (const char* stage : {"----- payload", "----- transform", "----- scheduled", "----- llvm", "----- asm"})
+      EXPECT_NE(show.output.find(stage), std::string::npos) << id << ": " << stage;
+    EXPECT_NE(show.output.find("func.func @nk_brgemm"), std::string::npos) << id;
+    EXPECT_NE(show.output.find("llvm.func @nk_brgemm"), std::string::npos) << id;
+    EXPECT_NE(show.output.find("nk_brgemm:"), std::string::npos) << id;  // the assembly's label
+  }
+}
+
+TEST(Cli, ShowCompilesForANamedCpuWithoutRunning) {
+  const Outcome show =
+      nkbench(showCase("bf16-brgemm-32x32x32-b32") + " --isa avx512-bf16 --target-cpu sapphirerapids --stage asm");
+  ASSERT_EQ(show.exit_code, 0) << show.output;
+  EXPECT_NE(show.output.find("vdpbf16ps"), std::string::npos) << show.output;
+  EXPECT_EQ(show.output.find("----- payload"), std::string::npos);
+}
+
+TEST(Cli, ShowRejectsBadInputInOneLine) {
+  const std::pair<std::string, std::string> cases[] = {
+      {showCase("no-such-case"), "no case 'no-such-case'"},
+      {showCase("brgemm-32x32x32-b32 --stage bytecode"), "--stage 'bytecode'"},
+      {showCase("brgemm-32x32x32-b32 --target-cpu pentium9000"), "--target-cpu pentium9000"},
+      {showCase("bf16-brgemm-32x32x32-b32 --isa amx --target-cpu haswell"), "haswell lacks"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    const Outcome show = nkbench(arguments);
+    EXPECT_EQ(show.exit_code, 2) << arguments << "\n" << show.output;
+    EXPECT_NE(show.output.find(message), std::string::npos) << show.output;
+    EXPECT_EQ(std::count(show.output.begin(), show.output.end(), '\n'), 1) << show.output;
+  }
+}
+
 TEST(Cli, BadFilterAndEmptySelectionAreErrors) {
   EXPECT_EQ(nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --filter '(' " + kQuick).exit_code, 2);
   const Outcome none = nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --filter zzz " + kQuick);
@@ -225,7 +264,8 @@ TEST(Cli, ListShowsHostBackendsAndWhatWouldRun) {
 }
 
 TEST(Cli, EveryCommandHasHelp) {
-  for (const char* command : {"--help", "run --help", "list --help", "peak --help", "compare --help", "merge --help"}) {
+  for (const char* command :
+       {"--help", "run --help", "list --help", "peak --help", "compare --help", "merge --help", "show --help"}) {
     const Outcome help = nkbench(command);
     EXPECT_EQ(help.exit_code, 0) << command;
     EXPECT_NE(help.output.find("Usage"), std::string::npos) << command;
