@@ -9,6 +9,7 @@
 #include "harness/core/error.h"
 #include "harness/host/cache_info.h"
 #include "kernels/common/blocked_gemm.h"
+#include "kernels/mlir/amx_payload_ir.h"
 #include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_compiler.h"
 #include "kernels/mlir/payload_ir.h"
@@ -152,6 +153,9 @@ class MlirBackend final : public Backend {
         break;
       case NanokernelKind::Bf16WidenFma:
         break;
+      case NanokernelKind::AmxTile:
+        if (lowering_ == Lowering::GenericVector) return "mlir-default: the AMX tile kernel has no generic lowering";
+        return mlir_backend::amxTileUnsupported(mlir_backend::kernelProblemFor(problem, *schedule));
     }
     return std::nullopt;
   }
@@ -160,7 +164,7 @@ class MlirBackend final : public Backend {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
     const Schedule& schedule = mlir_backend::selectSchedule(config_.isa, problem.dtype, config_.mlir_schedule);
     const bool bf16_c = problem.c_dtype == DType::BF16;
-    if (schedule.nanokernel == NanokernelKind::Bf16Dot && problem.kind == OpKind::Brgemm) {
+    if (schedule.bInVnniPairs() && problem.kind == OpKind::Brgemm) {
       if (bf16_c) return makeBf16BrgemmKernel<BFloat16>(problem, schedule, operands);
       return makeBf16BrgemmKernel<float>(problem, schedule, operands);
     }
@@ -171,7 +175,7 @@ class MlirBackend final : public Backend {
     }
     const GemmBlocking blocking = mlir_backend::gemmBlockingFor(problem, schedule);
     if (problem.dtype == DType::F32) return makeGemmKernel(BlockedGemm(problem, blocking), schedule, operands);
-    const BLayout b_layout = schedule.nanokernel == NanokernelKind::Bf16Dot ? BLayout::VnniPairs : BLayout::Plain;
+    const BLayout b_layout = schedule.bInVnniPairs() ? BLayout::VnniPairs : BLayout::Plain;
     if (bf16_c) return makeGemmKernel(Bf16BlockedGemmBf16C(problem, blocking, b_layout), schedule, operands);
     return makeGemmKernel(Bf16BlockedGemm(problem, blocking, b_layout), schedule, operands);
   }
@@ -179,8 +183,8 @@ class MlirBackend final : public Backend {
  private:
   std::string target() const { return compiler_.targetDescription(); }
 
-  // bf16 BRGEMM on the dot-product route: the kernel sees an even K and N padded to 4
-  // (kernelProblemFor).
+  // bf16 BRGEMM on B in VNNI pairs (dot-product and tile routes): the kernel sees
+  // the problem kernelProblemFor gives.
   template <class CElement>
   std::unique_ptr<Kernel> makeBf16BrgemmKernel(const Problem& problem, const Schedule& schedule,
                                                const Operands& operands) {
@@ -200,7 +204,7 @@ class MlirBackend final : public Backend {
     auto compiled = compileCached(block, schedule);
     KernelInfo info = describe(*compiled, schedule, target(), block.c_dtype);
     const GemmBlocking& b = gemm.blocking();
-    info.packing = schedule.nanokernel == NanokernelKind::Bf16Dot
+    info.packing = schedule.bInVnniPairs()
                        ? fmt::format("A -> {0}x{2} blocks, B -> {2}x{1} VNNI blocks, brgemm batch {3}", b.bm, b.bn,
                                      b.bk, gemm.kBlocks())
                        : fmt::format("A,B -> {}x{}x{} blocks, brgemm batch {}", b.bm, b.bn, b.bk, gemm.kBlocks());

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "harness/core/error.h"
+#include "kernels/mlir/amx_payload_ir.h"
 #include "kernels/mlir/payload_ir.h"
 #include "kernels/mlir/register_block_plan.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -51,6 +52,15 @@ constexpr const char* kToLlvmPipeline =
     "convert-vector-to-llvm{enable-x86vector=true},finalize-memref-to-llvm,convert-math-to-llvm,"
     "convert-arith-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},convert-cf-to-llvm,"
     "convert-ub-to-llvm,reconcile-unrealized-casts";
+
+// The AMX payload is already in the amx dialect. Its C tiles are loop-carried
+// !amx.tile values: convert-cf-to-llvm cannot convert such block arguments, the
+// generic convert-to-llvm (which knows the amx type conversion) can; the func
+// conversion comes first for the bare-pointer convention.
+constexpr const char* kAmxToLlvmPipeline =
+    "convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-vector-to-llvm{enable-amx=true},"
+    "finalize-memref-to-llvm,convert-arith-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},"
+    "convert-to-llvm,reconcile-unrealized-casts";
 
 void initializeOnce() {
   static std::once_flag once;
@@ -243,6 +253,7 @@ MlirCompiler::Lowered MlirCompiler::lower(const Problem& p, const Schedule& sche
                              diagnostic.empty() ? "no diagnostic" : diagnostic));
   };
 
+  if (schedule.nanokernel == NanokernelKind::AmxTile) return lowerAmx(p, schedule, stages, fail);
   const RegisterBlockPlan plan = planRegisterBlocks(p, schedule, impl_->caches);
   const std::string payload = buildPayload(p, plan);
   const std::string script = buildTransformScript(p, plan, lowering);
@@ -291,6 +302,31 @@ MlirCompiler::Lowered MlirCompiler::lower(const Problem& p, const Schedule& sche
   if (stages) stages->llvm_dialect = printOp(*module);
   result.evidence = checkNanokernels(lowering, plan, scheduled, lowered);
   result.register_blocks = describeRegisterBlocks(plan);
+  return result;
+}
+
+// No schedule to apply: the payload holds the tile loops as they run.
+MlirCompiler::Lowered MlirCompiler::lowerAmx(const Problem& p, const Schedule& schedule, CompilationStages* stages,
+                                             const FailureReporter& fail) {
+  if (auto reason = amxTileUnsupported(p)) throw Error(*reason);
+  const std::vector<TileRegion> regions = planTileRegions(p, schedule.block_m, schedule.block_n);
+  const std::string payload = buildAmxPayload(p, regions);
+  if (stages) {
+    stages->payload = payload;
+    stages->transform_script = "// none: the payload is written in the amx dialect\n";
+  }
+  Lowered result;
+  result.module = mlir::parseSourceString<mlir::ModuleOp>("module {\n" + payload + "}\n", &impl_->context);
+  if (!result.module) throw fail("parsing the amx payload");
+  const OpCounts scheduled = countOps(*result.module);
+  if (stages) stages->scheduled = printOp(*result.module);
+  runPipeline(*result.module, kAmxToLlvmPipeline, "lowering the amx payload to LLVM", fail);
+  const OpCounts lowered = countOps(*result.module);
+  if (stages) stages->llvm_dialect = printOp(*result.module);
+  std::int64_t tile_products = 0;
+  for (const TileRegion& region : regions) tile_products += region.tiles();
+  result.evidence = checkAmxTiles(tile_products, scheduled, lowered);
+  result.register_blocks = describeTileBlocks(regions);
   return result;
 }
 

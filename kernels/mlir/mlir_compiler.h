@@ -70,6 +70,8 @@ class MlirCompiler {
   // The error for a failed stage, with the first MLIR diagnostic.
   using FailureReporter = std::function<Error(const std::string& stage)>;
   Lowered lower(const Problem& brgemm, const Schedule& schedule, Lowering lowering, CompilationStages* stages);
+  Lowered lowerAmx(const Problem& brgemm, const Schedule& schedule, CompilationStages* stages,
+                   const FailureReporter& fail);
   void runPipeline(mlir::ModuleOp module, const char* pipeline, const std::string& stage,
                    const FailureReporter& fail);
   std::unique_ptr<Impl> impl_;

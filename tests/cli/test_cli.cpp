@@ -232,6 +232,10 @@ TEST(Cli, ShowCompilesForANamedCpuWithoutRunning) {
   ASSERT_EQ(show.exit_code, 0) << show.output;
   EXPECT_NE(show.output.find("vdpbf16ps"), std::string::npos) << show.output;
   EXPECT_EQ(show.output.find("----- payload"), std::string::npos);
+  // AMX code is generated whether or not this host could run it.
+  const Outcome amx = nkbench(showCase("bf16-brgemm-32x32x32-b32") + " --isa amx --target-cpu sapphirerapids --stage asm");
+  ASSERT_EQ(amx.exit_code, 0) << amx.output;
+  EXPECT_NE(amx.output.find("tdpbf16ps"), std::string::npos) << amx.output;
 }
 
 TEST(Cli, ShowRejectsBadInputInOneLine) {
@@ -240,6 +244,7 @@ TEST(Cli, ShowRejectsBadInputInOneLine) {
       {showCase("brgemm-32x32x32-b32 --stage bytecode"), "--stage 'bytecode'"},
       {showCase("brgemm-32x32x32-b32 --target-cpu pentium9000"), "--target-cpu pentium9000"},
       {showCase("bf16-brgemm-32x32x32-b32 --isa amx --target-cpu haswell"), "haswell lacks"},
+      {showCase("bf16-brgemm-7x36x5-b2-beta1 --isa amx --target-cpu sapphirerapids"), "multiples of 16"},
   };
   for (const auto& [arguments, message] : cases) {
     const Outcome show = nkbench(arguments);
