@@ -77,13 +77,9 @@ std::string regionLoops(const Problem& p, const TileRegion& r, int index, const 
       s += fmt::format("            {} = amx.tile_mulf %{}_a{}, %{}_b{}, {} : {}, {}, {}\n", tile("prod", i, j), id, i,
                        id, j, tile("kacc", i, j), kInTile, kInTile, kCTile);
   s += fmt::format("            scf.yield {} : {}\n          }}\n", tileList("prod"), types);
-  s += fmt::format("          scf.yield {} : {}\n        }}\n",
-                   [&] {
-                     std::vector<std::string> results;
-                     for (std::int64_t t = 0; t < tiles; ++t) results.push_back(fmt::format("%{}_ksum#{}", id, t));
-                     return fmt::format("{}", fmt::join(results, ", "));
-                   }(),
-                   types);
+  std::vector<std::string> k_results;
+  for (std::int64_t t = 0; t < tiles; ++t) k_results.push_back(fmt::format("%{}_ksum#{}", id, t));
+  s += fmt::format("          scf.yield {} : {}\n        }}\n", fmt::join(k_results, ", "), types);
   for (std::int64_t i = 0; i < r.tile_rows; ++i)
     for (std::int64_t j = 0; j < r.tile_cols; ++j)
       s += fmt::format("        amx.tile_store %c[%{0}_m{1}, %{0}_n{2}], %{0}_sum#{3} : {4}, {5}\n", id, i, j,
