@@ -17,6 +17,7 @@ void addListCommand(CLI::App& app, Action& action);
 void addPeakCommand(CLI::App& app, Action& action);
 void addCompareCommand(CLI::App& app, Action& action);
 void addMergeCommand(CLI::App& app, Action& action);
+void addShowCommand(CLI::App& app, Action& action);
 
 // Exit codes shared by all commands.
 inline constexpr int kExitOk = 0;

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   nkbench::cli::addPeakCommand(app, action);
   nkbench::cli::addCompareCommand(app, action);
   nkbench::cli::addMergeCommand(app, action);
+  nkbench::cli::addShowCommand(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -76,7 +76,7 @@ bool osEnables(Isa isa, const CpuFeatures& f) {
     case Isa::Avx2: return f.os_ymm_state;
     case Isa::Avx512: return f.os_zmm_state;
     case Isa::Avx512Bf16: return true;  // same registers as Avx512
-    case Isa::Amx: return f.os_tile_state;
+    case Isa::Amx: return f.os_tile_state && f.tile_permission.granted();
   }
   return false;
 }
@@ -154,7 +154,18 @@ CpuFeatures detectCpuFeatures() {
     f.os_zmm_state = all(0x6) && all(0xE0);           // + opmask, ZMM0-15 high, ZMM16-31
     f.os_tile_state = all((1u << 17) | (1u << 18));   // TILECFG + TILEDATA
   }
+  if (f.amx_tile && f.amx_bf16 && f.os_tile_state) f.tile_permission = requestTileDataPermission();
   return f;
+}
+
+std::optional<std::string> amxUnavailableReason(const CpuFeatures& f) {
+  if (!f.amx_tile) return "CPU lacks amx-tile";
+  if (!f.amx_bf16) return "CPU lacks amx-bf16";
+  if (!f.os_tile_state) return "the OS does not enable the AMX tile state (XCR0 bits 17-18)";
+  if (!f.tile_permission.requested) return "XTILEDATA permission was not requested";
+  if (f.tile_permission.error != 0)
+    return fmt::format("the kernel refused XTILEDATA permission: {}", std::strerror(f.tile_permission.error));
+  return std::nullopt;
 }
 
 std::optional<Isa> bestIsa(const CpuFeatures& features) {
@@ -187,11 +198,14 @@ std::optional<Isa> resolveIsa(std::optional<Isa> requested, const CpuFeatures& f
         break;
       }
     const bool only_os_lacks = cpuImplements(missing, features) && !osEnables(missing, features);
-    *error = only_os_lacks
-                 ? fmt::format("--isa {}: the OS does not enable the {} register state on this host",
-                               toString(*requested), toString(missing))
-                 : fmt::format("--isa {}: this host lacks {} (has: {})", toString(*requested),
-                               toString(missing), hostFlags());
+    const std::string has = only_os_lacks ? "" : fmt::format(" (has: {})", hostFlags());
+    if (missing == Isa::Amx)
+      *error = fmt::format("--isa {}: {}{}", toString(*requested), *amxUnavailableReason(features), has);
+    else if (only_os_lacks)
+      *error = fmt::format("--isa {}: the OS does not enable the {} register state on this host",
+                           toString(*requested), toString(missing));
+    else
+      *error = fmt::format("--isa {}: this host lacks {}{}", toString(*requested), toString(missing), has);
   }
   return std::nullopt;
 }

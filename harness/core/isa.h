@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/core/tile_permission.h"
+
 namespace nkbench {
 
 // Ordered: each level implies the ones before it.
@@ -32,12 +34,19 @@ struct CpuFeatures {
   bool os_ymm_state = false;  // XCR0 saves YMM
   bool os_zmm_state = false;  // XCR0 saves opmask/ZMM
   bool os_tile_state = false; // XCR0 can hold AMX tile data (permission still needed)
+  TilePermission tile_permission;  // asked only when the CPU and XCR0 allow AMX
 
   bool has(Isa isa) const;
   std::vector<std::string> flagNames() const;  // e.g. {"avx2", "fma", "avx512f", ...}
 };
 
+// Reads CPUID and XCR0; on a host whose CPU and OS allow AMX it also requests the
+// tile data permission (see tile_permission.h), so a level it reports can run.
 CpuFeatures detectCpuFeatures();
+
+// Why AMX cannot run with these features ("CPU lacks amx-tile", "the kernel refused
+// XTILEDATA permission: ..."), checked in that order; nullopt when it can.
+std::optional<std::string> amxUnavailableReason(const CpuFeatures& features);
 
 // Highest level the features allow, or nullopt when even AVX2+FMA is missing.
 std::optional<Isa> bestIsa(const CpuFeatures& features);

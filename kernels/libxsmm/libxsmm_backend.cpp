@@ -149,6 +149,9 @@ class LibxsmmBackend final : public Backend {
     if (config_.threads != 1)
       return fmt::format("libxsmm kernels run single-threaded ({} threads requested)",
                          config_.threads);
+    // Its cpx code would stand in as AMX's rival: skip rather than mislabel.
+    if (config_.isa == Isa::Amx && problem.dtype == DType::BF16)
+      return "libxsmm 1.17 generates no AMX code (its newest target is cpx)";
     const int wanted_id = std::min(target_.detected_id, targetArchId(config_.isa));
     if (wanted_id != target_.id)
       return fmt::format("libxsmm's target is fixed per process at {} and cannot follow the {} cap",

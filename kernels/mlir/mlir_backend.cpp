@@ -9,6 +9,8 @@
 #include "harness/core/error.h"
 #include "harness/host/cache_info.h"
 #include "kernels/common/blocked_gemm.h"
+#include "kernels/mlir/amx_payload_ir.h"
+#include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_compiler.h"
 #include "kernels/mlir/payload_ir.h"
 #include "reference/bf16.h"
@@ -46,17 +48,14 @@ class BrgemmKernel final : public Kernel {
 };
 
 // bf16: B is packed into VNNI pairs (and A given an even K) before the dot-product
-// kernel runs; the packing is timed apart, as the libraries' is. vdpbf16ps comes in
-// 4, 8 and 16 lanes, so an N that is not a multiple of 4 is padded with zero
-// columns of B, and C (CElement: f32 or bf16) goes through an N-padded copy inside compute().
+// kernel runs; the packing is timed apart, as the libraries' is. An N that is not
+// a multiple of 4 is padded with zero columns of B (see dotPaddedN), and C (CElement: f32 or bf16) goes through an N-padded copy inside compute().
 template <class CElement>
 class Bf16BrgemmKernel final : public Kernel {
  public:
-  static std::int64_t paddedN(std::int64_t n) { return (n + 3) / 4 * 4; }
-
   Bf16BrgemmKernel(std::shared_ptr<CompiledKernel> compiled, const Problem& problem, Operands operands,
                    KernelInfo info)
-      : compiled_(std::move(compiled)), problem_(problem), n_(paddedN(problem.n)), operands_(operands),
+      : compiled_(std::move(compiled)), problem_(problem), n_(mlir_backend::dotPaddedN(problem.n)), operands_(operands),
         info_(std::move(info)) {
     if (n_ != problem_.n) c_padded_.assign(static_cast<std::size_t>(problem_.m * n_), CElement{});
   }
@@ -137,7 +136,7 @@ class MlirBackend final : public Backend {
       return error.what();
     }
     // GEMM blocks always fit; N as a dot-product kernel may pad it.
-    const std::int64_t sum_bytes = problem.m * Bf16BrgemmKernel<float>::paddedN(problem.n) * std::int64_t{sizeof(float)};
+    const std::int64_t sum_bytes = problem.m * mlir_backend::dotPaddedN(problem.n) * std::int64_t{sizeof(float)};
     if (problem.c_dtype == DType::BF16 && problem.kind == OpKind::Brgemm &&
         sum_bytes > mlir_backend::kMaxBf16CSumBytes)
       return fmt::format("mlir: the f32 sum of a bf16 C is kept on the kernel's stack, at most {} KiB; M x N needs {} KiB",
@@ -154,6 +153,9 @@ class MlirBackend final : public Backend {
         break;
       case NanokernelKind::Bf16WidenFma:
         break;
+      case NanokernelKind::AmxTile:
+        if (lowering_ == Lowering::GenericVector) return "mlir-default: the AMX tile kernel has no generic lowering";
+        return mlir_backend::amxTileUnsupported(mlir_backend::kernelProblemFor(problem, *schedule));
     }
     return std::nullopt;
   }
@@ -162,13 +164,7 @@ class MlirBackend final : public Backend {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
     const Schedule& schedule = mlir_backend::selectSchedule(config_.isa, problem.dtype, config_.mlir_schedule);
     const bool bf16_c = problem.c_dtype == DType::BF16;
-    if (schedule.nanokernel == NanokernelKind::Bf16Dot && problem.kind == OpKind::Gemm) {
-      GemmBlocking blocking = chooseBf16GemmBlocking(problem, schedule.gemm_block, schedule.block_m, schedule.vector_lanes);
-      blocking.bn = (blocking.bn + 3) / 4 * 4;  // vdpbf16ps comes in 4, 8 and 16 lanes
-      if (bf16_c) return makeGemmKernel(Bf16BlockedGemmBf16C(problem, blocking, BLayout::VnniPairs), schedule, operands);
-      return makeGemmKernel(Bf16BlockedGemm(problem, blocking, BLayout::VnniPairs), schedule, operands);
-    }
-    if (schedule.nanokernel == NanokernelKind::Bf16Dot) {
+    if (schedule.bInVnniPairs() && problem.kind == OpKind::Brgemm) {
       if (bf16_c) return makeBf16BrgemmKernel<BFloat16>(problem, schedule, operands);
       return makeBf16BrgemmKernel<float>(problem, schedule, operands);
     }
@@ -177,23 +173,22 @@ class MlirBackend final : public Backend {
       KernelInfo info = describe(*compiled, schedule, target(), problem.c_dtype);
       return std::make_unique<BrgemmKernel>(compiled, operands, std::move(info));
     }
-    const GemmBlocking blocking =
-        chooseGemmBlocking(problem, schedule.gemm_block, schedule.block_m, schedule.vector_lanes);
+    const GemmBlocking blocking = mlir_backend::gemmBlockingFor(problem, schedule);
     if (problem.dtype == DType::F32) return makeGemmKernel(BlockedGemm(problem, blocking), schedule, operands);
-    if (bf16_c) return makeGemmKernel(Bf16BlockedGemmBf16C(problem, blocking), schedule, operands);
-    return makeGemmKernel(Bf16BlockedGemm(problem, blocking), schedule, operands);
+    const BLayout b_layout = schedule.bInVnniPairs() ? BLayout::VnniPairs : BLayout::Plain;
+    if (bf16_c) return makeGemmKernel(Bf16BlockedGemmBf16C(problem, blocking, b_layout), schedule, operands);
+    return makeGemmKernel(Bf16BlockedGemm(problem, blocking, b_layout), schedule, operands);
   }
 
  private:
   std::string target() const { return compiler_.targetDescription(); }
 
-  // bf16 BRGEMM on the dot-product route: the kernel sees an even K and N padded to 4.
+  // bf16 BRGEMM on B in VNNI pairs (dot-product and tile routes): the kernel sees
+  // the problem kernelProblemFor gives.
   template <class CElement>
   std::unique_ptr<Kernel> makeBf16BrgemmKernel(const Problem& problem, const Schedule& schedule,
                                                const Operands& operands) {
-    Problem pairs = problem;
-    pairs.k = vnniPaddedK(problem.k);
-    pairs.n = Bf16BrgemmKernel<CElement>::paddedN(problem.n);
+    const Problem pairs = mlir_backend::kernelProblemFor(problem, schedule);
     auto compiled = compileCached(pairs, schedule);
     KernelInfo info = describe(*compiled, schedule, target(), problem.c_dtype);
     info.packing = fmt::format("B -> VNNI pairs{}{}", problem.k % 2 != 0 ? ", A -> even K" : "",
@@ -209,7 +204,7 @@ class MlirBackend final : public Backend {
     auto compiled = compileCached(block, schedule);
     KernelInfo info = describe(*compiled, schedule, target(), block.c_dtype);
     const GemmBlocking& b = gemm.blocking();
-    info.packing = schedule.nanokernel == NanokernelKind::Bf16Dot
+    info.packing = schedule.bInVnniPairs()
                        ? fmt::format("A -> {0}x{2} blocks, B -> {2}x{1} VNNI blocks, brgemm batch {3}", b.bm, b.bn,
                                      b.bk, gemm.kBlocks())
                        : fmt::format("A,B -> {}x{}x{} blocks, brgemm batch {}", b.bm, b.bn, b.bk, gemm.kBlocks());

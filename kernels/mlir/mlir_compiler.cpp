@@ -6,11 +6,14 @@
 #include <mutex>
 
 #include "harness/core/error.h"
+#include "kernels/mlir/amx_payload_ir.h"
 #include "kernels/mlir/payload_ir.h"
 #include "kernels/mlir/register_block_plan.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/TargetParser/Host.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -50,6 +53,15 @@ constexpr const char* kToLlvmPipeline =
     "convert-arith-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},convert-cf-to-llvm,"
     "convert-ub-to-llvm,reconcile-unrealized-casts";
 
+// The AMX payload is already in the amx dialect. Its C tiles are loop-carried
+// !amx.tile values: convert-cf-to-llvm cannot convert such block arguments, the
+// generic convert-to-llvm (which knows the amx type conversion) can; the func
+// conversion comes first for the bare-pointer convention.
+constexpr const char* kAmxToLlvmPipeline =
+    "convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-vector-to-llvm{enable-amx=true},"
+    "finalize-memref-to-llvm,convert-arith-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},"
+    "convert-to-llvm,reconcile-unrealized-casts";
+
 void initializeOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -68,6 +80,32 @@ std::vector<std::string> featuresAboveCap(Isa isa) {
     case Isa::Amx: return {};
   }
   return {};
+}
+
+// What each ISA level needs of a target CPU, as LLVM features.
+std::vector<std::string> featuresOfLevel(Isa isa) {
+  switch (isa) {
+    case Isa::Avx2: return {"avx2", "fma"};
+    case Isa::Avx512: return {"avx512f", "avx512bw", "avx512dq", "avx512vl"};
+    case Isa::Avx512Bf16: return {"avx512bf16"};
+    case Isa::Amx: return {"amx-tile", "amx-bf16"};
+  }
+  return {};
+}
+
+// The host's triple with a CPU named by the user, which LLVM must know.
+llvm::orc::JITTargetMachineBuilder namedCpuTarget(const std::string& cpu) {
+  const llvm::Triple triple(llvm::sys::getProcessTriple());
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) throw Error("mlir: no LLVM target for " + triple.str() + ": " + error);
+  // Asked of a generic subtarget: one made for an unknown CPU complains on stderr.
+  std::unique_ptr<llvm::MCSubtargetInfo> info(target->createMCSubtargetInfo(triple, "", ""));
+  if (!info || !info->isCPUStringValid(cpu))
+    throw Error(fmt::format("--target-cpu {}: not a CPU LLVM knows (e.g. sapphirerapids, znver4, haswell)", cpu));
+  llvm::orc::JITTargetMachineBuilder builder(triple);
+  builder.setCPU(cpu);
+  return builder;
 }
 
 std::string printOp(mlir::Operation* op) {
@@ -131,7 +169,8 @@ class JitKernel final : public CompiledKernel {
 }  // namespace
 
 struct MlirCompiler::Impl {
-  Impl(Isa cap, const CacheSizes& host_caches) : isa(cap), caches(host_caches) {
+  Impl(Isa cap, const CacheSizes& host_caches, const std::string& target_cpu)
+      : isa(cap), caches(host_caches), host_target(target_cpu.empty()) {
     initializeOnce();
     mlir::DialectRegistry registry;
     mlir::registerAllDialects(registry);
@@ -139,9 +178,14 @@ struct MlirCompiler::Impl {
     mlir::registerAllToLLVMIRTranslations(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
-    auto host = llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!host) throw Error("mlir: cannot detect the host target: " + llvm::toString(host.takeError()));
-    target = std::move(*host);
+    if (host_target) {
+      auto host = llvm::orc::JITTargetMachineBuilder::detectHost();
+      if (!host) throw Error("mlir: cannot detect the host target: " + llvm::toString(host.takeError()));
+      target = std::move(*host);
+    } else {
+      target = namedCpuTarget(target_cpu);
+      requireLevels(target_cpu);
+    }
     target.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
     for (const std::string& feature : featuresAboveCap(isa)) target.getFeatures().AddFeature(feature);
     // Features the cap disables take the ones that build on them along (avx512bf16 with avx512f).
@@ -154,8 +198,20 @@ struct MlirCompiler::Impl {
     return std::move(*machine);
   }
 
+  // A named CPU must have every level up to the cap (the host was checked by resolveIsa).
+  void requireLevels(const std::string& cpu) {
+    const std::unique_ptr<llvm::TargetMachine> machine = targetMachine();
+    for (Isa level : {Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::Amx}) {
+      if (level > isa) break;
+      for (const std::string& feature : featuresOfLevel(level))
+        if (!machine->getMCSubtargetInfo()->checkFeatures("+" + feature))
+          throw Error(fmt::format("target CPU {} lacks {}, which --isa {} needs", cpu, feature, toString(isa)));
+    }
+  }
+
   Isa isa;
   CacheSizes caches;
+  bool host_target;
   mlir::MLIRContext context;
   llvm::orc::JITTargetMachineBuilder target{llvm::Triple()};
   // LLVM rounds f32 to bf16 with vcvtneps2bf16: to nearest even as toBFloat16
@@ -163,7 +219,17 @@ struct MlirCompiler::Impl {
   bool native_bf16_rounding = false;
 };
 
-MlirCompiler::MlirCompiler(Isa isa, const CacheSizes& caches) : impl_(std::make_unique<Impl>(isa, caches)) {}
+// A kernel lowered to the LLVM dialect, with the op counts that prove its nanokernels.
+struct MlirCompiler::Lowered {
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  NanokernelEvidence evidence;
+  std::string register_blocks;
+};
+
+std::string hostCpuName() { return llvm::sys::getHostCPUName().str(); }
+
+MlirCompiler::MlirCompiler(Isa isa, const CacheSizes& caches, const std::string& target_cpu)
+    : impl_(std::make_unique<Impl>(isa, caches, target_cpu)) {}
 MlirCompiler::~MlirCompiler() = default;
 
 std::string MlirCompiler::targetDescription() const {
@@ -172,9 +238,8 @@ std::string MlirCompiler::targetDescription() const {
   return impl_->target.getCPU() + features;
 }
 
-std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Schedule& schedule, Lowering lowering,
-                                                      CompilationStages* stages) {
-  const auto start = std::chrono::steady_clock::now();
+MlirCompiler::Lowered MlirCompiler::lower(const Problem& p, const Schedule& schedule, Lowering lowering,
+                                          CompilationStages* stages) {
   mlir::MLIRContext& context = impl_->context;
 
   // First error wins: it names the real culprit, later ones are consequences.
@@ -183,11 +248,12 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
     if (diagnostic.empty() && diag.getSeverity() == mlir::DiagnosticSeverity::Error) diagnostic = diag.str();
     return mlir::success();
   });
-  auto fail = [&](const std::string& stage) {
+  const FailureReporter fail = [&](const std::string& stage) {
     return Error(fmt::format("mlir: {} failed for {}: {}", stage, p.describe(),
                              diagnostic.empty() ? "no diagnostic" : diagnostic));
   };
 
+  if (schedule.nanokernel == NanokernelKind::AmxTile) return lowerAmx(p, schedule, stages, fail);
   const RegisterBlockPlan plan = planRegisterBlocks(p, schedule, impl_->caches);
   const std::string payload = buildPayload(p, plan);
   const std::string script = buildTransformScript(p, plan, lowering);
@@ -195,8 +261,9 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
     stages->payload = payload;
     stages->transform_script = script;
   }
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>("module {\n" + payload + script + "}\n", &context);
+  Lowered result;
+  result.module = mlir::parseSourceString<mlir::ModuleOp>("module {\n" + payload + script + "}\n", &context);
+  mlir::OwningOpRef<mlir::ModuleOp>& module = result.module;
   if (!module) throw fail("parsing the payload");
 
   mlir::PassManager schedule_pm(&context);
@@ -209,10 +276,7 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
   const OpCounts scheduled = countOps(*module);
   if (stages) stages->scheduled = printOp(*module);
 
-  mlir::PassManager bufferize_pm(&context);
-  if (mlir::failed(mlir::parsePassPipeline(kBufferizePipeline, bufferize_pm)) ||
-      mlir::failed(bufferize_pm.run(*module)))
-    throw fail("bufferization");
+  runPipeline(*module, kBufferizePipeline, "bufferization", fail);
   // bf16: the VNNI load of B is an n-D transfer that would otherwise be scalarised
   // into one load per pair; flattened, it is one vector load.
   if (plan.nanokernel == NanokernelKind::Bf16Dot) {
@@ -231,21 +295,59 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
     if (mlir::failed(mlir::applyPatternsGreedily(*module, std::move(patterns))))
       throw fail("expanding the bf16 rounding");
   }
-  mlir::PassManager lowering_pm(&context);
-  if (mlir::failed(mlir::parsePassPipeline(kToLlvmPipeline, lowering_pm)) || mlir::failed(lowering_pm.run(*module)))
-    throw fail("lowering to LLVM");
+  runPipeline(*module, kToLlvmPipeline, "lowering to LLVM", fail);
   const OpCounts lowered = countOps(*module);
   // A kernel calls nothing: a call would be a heap allocation on every invocation.
   if (lowered.count("llvm.call")) throw Error("mlir: the kernel for " + p.describe() + " allocates memory per call");
   if (stages) stages->llvm_dialect = printOp(*module);
+  result.evidence = checkNanokernels(lowering, plan, scheduled, lowered);
+  result.register_blocks = describeRegisterBlocks(plan);
+  return result;
+}
 
+// No schedule to apply: the payload holds the tile loops as they run.
+MlirCompiler::Lowered MlirCompiler::lowerAmx(const Problem& p, const Schedule& schedule, CompilationStages* stages,
+                                             const FailureReporter& fail) {
+  if (auto reason = amxTileUnsupported(p)) throw Error(*reason);
+  const std::vector<TileRegion> regions = planTileRegions(p, schedule.block_m, schedule.block_n);
+  const std::string payload = buildAmxPayload(p, regions);
+  if (stages) {
+    stages->payload = payload;
+    stages->transform_script = "// none: the payload is written in the amx dialect\n";
+  }
+  Lowered result;
+  result.module = mlir::parseSourceString<mlir::ModuleOp>("module {\n" + payload + "}\n", &impl_->context);
+  if (!result.module) throw fail("parsing the amx payload");
+  const OpCounts scheduled = countOps(*result.module);
+  if (stages) stages->scheduled = printOp(*result.module);
+  runPipeline(*result.module, kAmxToLlvmPipeline, "lowering the amx payload to LLVM", fail);
+  const OpCounts lowered = countOps(*result.module);
+  if (stages) stages->llvm_dialect = printOp(*result.module);
+  std::int64_t tile_products = 0;
+  for (const TileRegion& region : regions) tile_products += region.tiles();
+  result.evidence = checkAmxTiles(tile_products, scheduled, lowered);
+  result.register_blocks = describeTileBlocks(regions);
+  return result;
+}
+
+void MlirCompiler::runPipeline(mlir::ModuleOp module, const char* pipeline, const std::string& stage,
+                               const FailureReporter& fail) {
+  mlir::PassManager pm(&impl_->context);
+  if (mlir::failed(mlir::parsePassPipeline(pipeline, pm)) || mlir::failed(pm.run(module))) throw fail(stage);
+}
+
+std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Schedule& schedule, Lowering lowering,
+                                                      CompilationStages* stages) {
+  if (!impl_->host_target) throw Error("mlir: a compiler for a named target CPU does not run kernels");
+  const auto start = std::chrono::steady_clock::now();
+  Lowered lowered = lower(p, schedule, lowering, stages);
   std::unique_ptr<llvm::TargetMachine> machine = impl_->targetMachine();
   auto optimize = mlir::makeOptimizingTransformer(3, 0, machine.get());
-  if (stages) stages->assembly = emitAssembly(*module, *impl_->targetMachine(), optimize);
+  if (stages) stages->assembly = emitAssembly(*lowered.module, *impl_->targetMachine(), optimize);
   mlir::ExecutionEngineOptions options;
   options.transformer = optimize;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  auto engine = mlir::ExecutionEngine::create(*module, options, std::move(machine));
+  auto engine = mlir::ExecutionEngine::create(*lowered.module, options, std::move(machine));
   if (!engine) throw Error(fmt::format("mlir: JIT failed for {}: {}", p.describe(), llvm::toString(engine.takeError())));
   auto symbol = (*engine)->lookup(kKernelFunction);
   if (!symbol) throw Error(fmt::format("mlir: kernel symbol missing: {}", llvm::toString(symbol.takeError())));
@@ -253,8 +355,15 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
   const double compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return std::make_unique<JitKernel>(std::move(*engine), reinterpret_cast<KernelFunction>(*symbol),
-                                     checkNanokernels(lowering, plan, scheduled, lowered),
-                                     describeRegisterBlocks(plan), compile_ms);
+                                     std::move(lowered.evidence), std::move(lowered.register_blocks), compile_ms);
+}
+
+CompilationStages MlirCompiler::generate(const Problem& p, const Schedule& schedule, Lowering lowering) {
+  CompilationStages stages;
+  Lowered lowered = lower(p, schedule, lowering, &stages);
+  std::unique_ptr<llvm::TargetMachine> machine = impl_->targetMachine();
+  stages.assembly = emitAssembly(*lowered.module, *machine, mlir::makeOptimizingTransformer(3, 0, machine.get()));
+  return stages;
 }
 
 }  // namespace nkbench::mlir_backend

@@ -2,15 +2,21 @@
 // transform interpreter -> bufferization -> LLVM dialect -> LLVM O3 -> ORC JIT.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
+#include "harness/core/error.h"
 #include "harness/core/isa.h"
 #include "harness/core/problem.h"
 #include "harness/host/cache_info.h"
 #include "kernels/mlir/nanokernel_check.h"
 #include "kernels/mlir/schedule.h"
 #include "kernels/mlir/transform_script.h"
+
+namespace mlir {
+class ModuleOp;
+}
 
 namespace nkbench::mlir_backend {
 
@@ -36,11 +42,17 @@ struct CompilationStages {
   std::string assembly;   // the host code, as LLVM's code generator emits it
 };
 
+// LLVM's name for the host CPU, e.g. "znver4".
+std::string hostCpuName();
+
 class MlirCompiler {
  public:
-  // Code is generated for the host CPU with every ISA level above `isa` disabled.
+  // Code is generated for the host CPU, or for `target_cpu` (an LLVM CPU name such as
+  // "sapphirerapids"), with every ISA level above `isa` disabled. A compiler for a
+  // named CPU only generates code to inspect: it never JIT-compiles or runs it.
   // `caches` sizes the batch chunks (see RegisterBlockPlan).
-  MlirCompiler(Isa isa, const CacheSizes& caches);
+  // Throws nkbench::Error for a CPU LLVM does not know or one that lacks `isa`.
+  MlirCompiler(Isa isa, const CacheSizes& caches, const std::string& target_cpu = "");
   ~MlirCompiler();
   MlirCompiler(const MlirCompiler&) = delete;
   MlirCompiler& operator=(const MlirCompiler&) = delete;
@@ -48,10 +60,20 @@ class MlirCompiler {
   // Throws nkbench::Error with the first MLIR diagnostic on failure.
   std::unique_ptr<CompiledKernel> compile(const Problem& brgemm, const Schedule& schedule, Lowering lowering,
                                           CompilationStages* stages = nullptr);
+  // Every stage, the assembly included, without JIT compiling or running anything.
+  CompilationStages generate(const Problem& brgemm, const Schedule& schedule, Lowering lowering);
   std::string targetDescription() const;  // e.g. "znver4 -avx512f"
 
  private:
   struct Impl;
+  struct Lowered;
+  // The error for a failed stage, with the first MLIR diagnostic.
+  using FailureReporter = std::function<Error(const std::string& stage)>;
+  Lowered lower(const Problem& brgemm, const Schedule& schedule, Lowering lowering, CompilationStages* stages);
+  Lowered lowerAmx(const Problem& brgemm, const Schedule& schedule, CompilationStages* stages,
+                   const FailureReporter& fail);
+  void runPipeline(mlir::ModuleOp module, const char* pipeline, const std::string& stage,
+                   const FailureReporter& fail);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -57,6 +57,18 @@ NanokernelEvidence checkNanokernels(Lowering lowering, const RegisterBlockPlan& 
   return evidence;
 }
 
+NanokernelEvidence checkAmxTiles(std::int64_t expected_tile_products, const OpCounts& payload,
+                                 const OpCounts& lowered) {
+  const std::int64_t products = count(payload, "amx.tile_mulf");
+  const std::int64_t lowered_ops = count(lowered, "llvm.call_intrinsic:llvm.x86.tdpbf16ps.internal");
+  NanokernelEvidence evidence;
+  evidence.composed = products == expected_tile_products && lowered_ops == products;
+  evidence.summary = fmt::format("{}: {} amx.tile_mulf (expected {}), {} lowered",
+                                 evidence.composed ? "amx-tile-nanokernel" : "NOT-composed", products,
+                                 expected_tile_products, lowered_ops);
+  return evidence;
+}
+
 std::string describeRegisterBlocks(const RegisterBlockPlan& plan) {
   std::vector<std::string> blocks;
   for (const RowBand& band : plan.bands)

@@ -34,6 +34,11 @@ struct NanokernelEvidence {
 NanokernelEvidence checkNanokernels(Lowering lowering, const RegisterBlockPlan& plan, const OpCounts& scheduled,
                                     const OpCounts& lowered);
 
+// AMX: `expected_tile_products` amx.tile_mulf in the payload, each lowered to the
+// tdpbf16ps intrinsic.
+NanokernelEvidence checkAmxTiles(std::int64_t expected_tile_products, const OpCounts& payload,
+                                 const OpCounts& lowered);
+
 // "8x32" or, with edge blocks, "8x32+7x32+7x1".
 std::string describeRegisterBlocks(const RegisterBlockPlan& plan);
 

@@ -17,6 +17,7 @@ enum class NanokernelKind {
   Fma,           // f32: broadcast + vfmadd
   Bf16Dot,       // bf16: broadcast of a pair + vdpbf16ps on VNNI-packed B (avx512-bf16)
   Bf16WidenFma,  // bf16 widened to f32 in registers (shift), then broadcast + vfmadd
+  AmxTile,       // bf16: tdpbf16ps on 16x16 f32 C tiles kept in tmm registers (amx dialect payload)
 };
 
 struct Schedule {
@@ -33,6 +34,7 @@ struct Schedule {
   NanokernelKind nanokernel = NanokernelKind::Fma;
 
   std::int64_t accumulators() const { return block_m * (block_n / vector_lanes); }
+  bool bInVnniPairs() const { return nanokernel == NanokernelKind::Bf16Dot || nanokernel == NanokernelKind::AmxTile; }
   std::string registerBlock() const;  // "8x32"
 };
 

@@ -29,6 +29,9 @@ const std::vector<Schedule>& scheduleTable() {
       {"avx512.bf16-widen.8x32", Isa::Avx512, DType::BF16, 8, 32, 16, {64, 32, 128}, 8, NanokernelKind::Bf16WidenFma},
       // bf16 pairs into f32 lanes: 16 vdpbf16ps accumulators, each step consumes two K.
       {"avx512bf16.bf16.8x32", Isa::Avx512Bf16, DType::BF16, 8, 32, 16, {64, 32, 128}, 8, NanokernelKind::Bf16Dot},
+      // AMX: the block is 2x2 C tiles of 16x16 f32 (4 of the 8 tmm registers, leaving
+      // 2 for A and 2 for B); "lanes" are a tile's columns. Each tile step consumes 32 K.
+      {"amx.bf16.32x32", Isa::Amx, DType::BF16, 32, 32, 16, {64, 64, 256}, 4, NanokernelKind::AmxTile},
   };
   return table;
 }

@@ -49,5 +49,18 @@ TEST_F(BaselineBf16IsaCap, LibxsmmAvx512) { expectRunsOrReports("libxsmm", Isa::
 TEST_F(BaselineBf16IsaCap, OnednnAvx2) { expectRunsOrReports("onednn", Isa::Avx2); }
 TEST_F(BaselineBf16IsaCap, OnednnAvx512) { expectRunsOrReports("onednn-packed", Isa::Avx512); }
 
+// libxsmm 1.17 has no AMX: under --isa amx its bf16 rows are skipped, saying so.
+// Nothing is dispatched or run, so this holds on any host.
+[[noreturn]] void printLibxsmmReasonUnderAmx() {
+  const std::unique_ptr<Backend> backend = makeBaseline("libxsmm", hostConfig(Isa::Amx));
+  std::fprintf(stderr, "%s\n", backend->unsupportedReason(asBf16(brgemm(32, 32, 64, 4, false))).value_or("none").c_str());
+  std::exit(0);
+}
+
+TEST_F(BaselineBf16IsaCap, LibxsmmSaysItHasNoAmx) {
+  if (!libraryBuiltIn("libxsmm")) GTEST_SKIP() << "libxsmm not built in";
+  EXPECT_EXIT(printLibxsmmReasonUnderAmx(), testing::ExitedWithCode(0), "libxsmm 1.17 generates no AMX code");
+}
+
 }  // namespace
 }  // namespace nkbench::test

@@ -204,8 +204,54 @@ TEST(Cli, IsaTheHostLacksIsRefusedBeforeAnythingRuns) {
   if (nkbench::detectCpuFeatures().has(nkbench::Isa::Amx)) GTEST_SKIP() << "host has AMX";
   const Outcome run = nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --isa amx " + kQuick);
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.output.find("amx"), std::string::npos) << run.output;
+  const std::string reason = nkbench::amxUnavailableReason(nkbench::detectCpuFeatures()).value_or("?");
+  EXPECT_NE(run.output.find("--isa amx: " + reason), std::string::npos) << run.output;
+  EXPECT_EQ(std::count(run.output.begin(), run.output.end(), '\n'), 1) << run.output;
   EXPECT_EQ(run.output.find("passed"), std::string::npos) << run.output;
+}
+
+std::string showCase(const std::string& arguments) {
+  return "show --suite " + sourcePath("suites/default.yaml") + " " + arguments;
+}
+
+TEST(Cli, ShowPrintsEveryStageForF32AndBf16Cases) {
+  for (const char* id : {"brgemm-32x32x32-b32", "bf16-brgemm-32x32x32-b32"}) {
+    const Outcome show = nkbench(showCase(id) + " --isa avx512 --target-cpu znver4");
+    ASSERT_EQ(show.exit_code, 0) << show.output;
+    for (const char* stage : {"----- payload", "----- transform", "----- scheduled", "----- llvm", "----- asm"})
+      EXPECT_NE(show.output.find(stage), std::string::npos) << id << ": " << stage;
+    EXPECT_NE(show.output.find("func.func @nk_brgemm"), std::string::npos) << id;
+    EXPECT_NE(show.output.find("llvm.func @nk_brgemm"), std::string::npos) << id;
+    EXPECT_NE(show.output.find("nk_brgemm:"), std::string::npos) << id;  // the assembly's label
+  }
+}
+
+TEST(Cli, ShowCompilesForANamedCpuWithoutRunning) {
+  const Outcome show =
+      nkbench(showCase("bf16-brgemm-32x32x32-b32") + " --isa avx512-bf16 --target-cpu sapphirerapids --stage asm");
+  ASSERT_EQ(show.exit_code, 0) << show.output;
+  EXPECT_NE(show.output.find("vdpbf16ps"), std::string::npos) << show.output;
+  EXPECT_EQ(show.output.find("----- payload"), std::string::npos);
+  // AMX code is generated whether or not this host could run it.
+  const Outcome amx = nkbench(showCase("bf16-brgemm-32x32x32-b32") + " --isa amx --target-cpu sapphirerapids --stage asm");
+  ASSERT_EQ(amx.exit_code, 0) << amx.output;
+  EXPECT_NE(amx.output.find("tdpbf16ps"), std::string::npos) << amx.output;
+}
+
+TEST(Cli, ShowRejectsBadInputInOneLine) {
+  const std::pair<std::string, std::string> cases[] = {
+      {showCase("no-such-case"), "no case 'no-such-case'"},
+      {showCase("brgemm-32x32x32-b32 --stage bytecode"), "--stage 'bytecode'"},
+      {showCase("brgemm-32x32x32-b32 --target-cpu pentium9000"), "--target-cpu pentium9000"},
+      {showCase("bf16-brgemm-32x32x32-b32 --isa amx --target-cpu haswell"), "haswell lacks"},
+      {showCase("bf16-brgemm-7x36x5-b2-beta1 --isa amx --target-cpu sapphirerapids"), "multiples of 16"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    const Outcome show = nkbench(arguments);
+    EXPECT_EQ(show.exit_code, 2) << arguments << "\n" << show.output;
+    EXPECT_NE(show.output.find(message), std::string::npos) << show.output;
+    EXPECT_EQ(std::count(show.output.begin(), show.output.end(), '\n'), 1) << show.output;
+  }
 }
 
 TEST(Cli, BadFilterAndEmptySelectionAreErrors) {
@@ -223,7 +269,8 @@ TEST(Cli, ListShowsHostBackendsAndWhatWouldRun) {
 }
 
 TEST(Cli, EveryCommandHasHelp) {
-  for (const char* command : {"--help", "run --help", "list --help", "peak --help", "compare --help", "merge --help"}) {
+  for (const char* command :
+       {"--help", "run --help", "list --help", "peak --help", "compare --help", "merge --help", "show --help"}) {
     const Outcome help = nkbench(command);
     EXPECT_EQ(help.exit_code, 0) << command;
     EXPECT_NE(help.output.find("Usage"), std::string::npos) << command;

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
 
 #include "harness/core/isa.h"
 
@@ -28,6 +29,7 @@ CpuFeatures avx512Bf16Host() {
 CpuFeatures amxHost() {
   CpuFeatures f = avx512Bf16Host();
   f.amx_tile = f.amx_bf16 = f.os_tile_state = true;
+  f.tile_permission = {.requested = true, .error = 0};
   return f;
 }
 
@@ -78,6 +80,7 @@ TEST(Isa, LevelsNeedTheOsToSaveTheirRegisters) {
 TEST(Isa, LevelsImplyTheOnesBelow) {
   CpuFeatures amx_only = CpuFeatures{};
   amx_only.amx_tile = amx_only.amx_bf16 = amx_only.os_tile_state = true;
+  amx_only.tile_permission = {.requested = true, .error = 0};
   EXPECT_FALSE(amx_only.has(Isa::Amx));
 }
 
@@ -101,7 +104,38 @@ TEST(Isa, RequestAboveTheHostIsAnErrorNamingIt) {
   EXPECT_EQ(error, "--isa avx512: this host lacks avx512 (has: avx2, fma)");
 
   EXPECT_EQ(resolveIsa(Isa::Amx, avx512Bf16Host(), &error), std::nullopt);
-  EXPECT_NE(error.find("--isa amx: this host lacks amx"), std::string::npos) << error;
+  EXPECT_NE(error.find("--isa amx: CPU lacks amx-tile (has: "), std::string::npos) << error;
+}
+
+// Every combination of CPU bits, XCR0 tile state and the permission syscall's
+// outcome: AMX runs only with all of them, and the first missing one is named.
+TEST(Isa, AmxNeedsCpuBitsTileStateAndPermission) {
+  const TilePermission not_asked{}, granted{.requested = true, .error = 0},
+      refused{.requested = true, .error = EPERM};
+  for (bool tile : {false, true})
+    for (bool bf16 : {false, true})
+      for (bool state : {false, true})
+        for (TilePermission permission : {not_asked, granted, refused}) {
+          CpuFeatures f = avx512Bf16Host();
+          f.amx_tile = tile;
+          f.amx_bf16 = bf16;
+          f.os_tile_state = state;
+          f.tile_permission = permission;
+          std::string expected;
+          if (!tile) expected = "CPU lacks amx-tile";
+          else if (!bf16) expected = "CPU lacks amx-bf16";
+          else if (!state) expected = "the OS does not enable the AMX tile state (XCR0 bits 17-18)";
+          else if (!permission.requested) expected = "XTILEDATA permission was not requested";
+          else if (permission.error) expected = "the kernel refused XTILEDATA permission: Operation not permitted";
+          const auto label = ::testing::Message() << tile << bf16 << state << permission.requested << permission.error;
+          EXPECT_EQ(amxUnavailableReason(f).value_or(""), expected) << label;
+          EXPECT_EQ(f.has(Isa::Amx), expected.empty()) << label;
+          std::string error;
+          EXPECT_EQ(resolveIsa(Isa::Amx, f, &error).has_value(), expected.empty()) << label;
+          if (!expected.empty()) {
+            EXPECT_EQ(error.rfind("--isa amx: " + expected, 0), 0u) << error;
+          }
+        }
 }
 
 TEST(Isa, RequestBlockedByTheOsSaysSo) {
@@ -139,6 +173,8 @@ TEST(Isa, DetectionOnThisHostIsConsistent) {
     EXPECT_TRUE(host.has(*best));
     EXPECT_TRUE(host.has(Isa::Avx2));
   }
+  // The permission is only asked for where the CPU and OS allow AMX (never here without AMX).
+  EXPECT_EQ(host.tile_permission.requested, host.amx_tile && host.amx_bf16 && host.os_tile_state);
   if (host.avx512f) {
     EXPECT_TRUE(host.avx2);
   }

@@ -1,0 +1,244 @@
+// AMX tile kernels, compiled for sapphirerapids and checked on their assembly.
+// Nothing here executes an AMX instruction: the compiler for a named CPU has no JIT.
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness/core/isa.h"
+#include "harness/host/cache_info.h"
+#include "kernels/mlir/amx_payload_ir.h"
+#include "kernels/mlir/mlir_compiler.h"
+#include "tests/support/test_problems.h"
+
+namespace nkbench::mlir_backend {
+namespace {
+
+Problem bf16Brgemm(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch, bool accumulate) {
+  Problem p = test::makeProblem(m, n, k, batch, accumulate);
+  p.dtype = DType::BF16;
+  return p;
+}
+
+CompilationStages compileForSapphireRapids(const Problem& p) {
+  MlirCompiler compiler(Isa::Amx, CacheSizes{}, "sapphirerapids");
+  return compiler.generate(p, selectSchedule(Isa::Amx, DType::BF16), Lowering::Nanokernel);
+}
+
+// The assembly as instructions (first word: the mnemonic) and labels.
+struct AsmLine {
+  std::string mnemonic;  // empty for labels and directives
+  std::string operands;
+  std::string label;     // ".LBB0_3" for a label line
+};
+
+std::vector<AsmLine> parseAsm(const std::string& text) {
+  std::vector<AsmLine> lines;
+  std::istringstream in(text);
+  for (std::string raw; std::getline(in, raw);) {
+    raw = raw.substr(0, raw.find('#'));
+    std::istringstream words(raw);
+    AsmLine line;
+    std::string first;
+    if (!(words >> first)) continue;
+    if (first.back() == ':') {
+      line.label = first.substr(0, first.size() - 1);
+    } else if (first[0] != '.') {
+      line.mnemonic = first;
+      std::getline(words, line.operands);
+    }
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// A loop as its lines [head, latch]: a jump back to a label above it closes it.
+struct Loop {
+  std::size_t head = 0, latch = 0;
+  bool contains(const Loop& other) const { return head <= other.head && other.latch <= latch && !(*this == other); }
+  bool operator==(const Loop&) const = default;
+};
+
+std::vector<Loop> loopsOf(const std::vector<AsmLine>& lines) {
+  std::map<std::string, std::size_t> labels_above;
+  std::vector<Loop> loops;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!lines[i].label.empty()) labels_above[lines[i].label] = i;
+    if (lines[i].mnemonic.starts_with("j")) {
+      std::string target = lines[i].operands;
+      target.erase(std::remove(target.begin(), target.end(), ' '), target.end());
+      target.erase(std::remove(target.begin(), target.end(), '\t'), target.end());
+      if (auto it = labels_above.find(target); it != labels_above.end()) loops.push_back({it->second, i});
+    }
+  }
+  return loops;
+}
+
+std::int64_t countIn(const std::vector<AsmLine>& lines, const Loop& span, const std::string& mnemonic) {
+  return std::count_if(lines.begin() + span.head, lines.begin() + span.latch + 1,
+                       [&](const AsmLine& line) { return line.mnemonic == mnemonic; });
+}
+
+// The tile register an instruction writes (its last operand), e.g. "%tmm3".
+std::string destination(const AsmLine& line) {
+  const std::size_t comma = line.operands.rfind(',');
+  std::string reg = comma == std::string::npos ? line.operands : line.operands.substr(comma + 1);
+  reg.erase(std::remove_if(reg.begin(), reg.end(), [](char c) { return c == ' ' || c == '\t'; }), reg.end());
+  return reg;
+}
+
+bool storesToC(const AsmLine& line) {  // not a spill through the stack pointer
+  return line.mnemonic == "tilestored" && line.operands.find("%rsp") == std::string::npos;
+}
+
+// The lines of the first C block's reduction (over batch and K), in which C must
+// stay in its tile registers. LLVM unrolls small kernels whole, so:
+//  - looped: L is the innermost loop (a jump back to a label above it) holding
+//    tdpbf16ps; the reduction is the outermost loop around L (or L itself) that
+//    initialises no accumulator (tilezero, or tileloadd into one): a loop that
+//    does is the loop over C blocks;
+//  - unrolled (no loop holds tdpbf16ps): from after the last accumulator
+//    initialisation before the first tdpbf16ps to the last tdpbf16ps before the
+//    first store to C.
+struct Reduction {
+  Loop span;
+  bool looped = false;
+};
+
+Reduction findReduction(const std::vector<AsmLine>& lines, std::vector<Loop> loops,
+                        const std::function<bool(const AsmLine&)>& initialisesAccumulator) {
+  const auto initialisesIn = [&](const Loop& loop) {
+    return std::any_of(lines.begin() + loop.head, lines.begin() + loop.latch + 1, initialisesAccumulator);
+  };
+  std::sort(loops.begin(), loops.end(), [](const Loop& a, const Loop& b) { return a.latch - a.head < b.latch - b.head; });
+  const auto inner = std::find_if(loops.begin(), loops.end(),
+                                  [&](const Loop& loop) { return countIn(lines, loop, "tdpbf16ps") > 0; });
+  if (inner != loops.end()) {
+    Loop nest = *inner;
+    for (const Loop& loop : loops)
+      if (loop.contains(nest) && !initialisesIn(loop)) nest = loop;
+    return {nest, true};
+  }
+  std::size_t first = 0;
+  while (first < lines.size() && lines[first].mnemonic != "tdpbf16ps") ++first;
+  Loop span{first, first};
+  while (span.head > 0 && !initialisesAccumulator(lines[span.head - 1])) --span.head;
+  for (std::size_t i = first; i < lines.size() && !storesToC(lines[i]); ++i)
+    if (lines[i].mnemonic == "tdpbf16ps") span.latch = i;
+  return {span, false};
+}
+
+std::string firstOperand(const AsmLine& line) {
+  std::string reg = line.operands.substr(0, line.operands.find(','));
+  reg.erase(std::remove_if(reg.begin(), reg.end(), [](char c) { return c == ' ' || c == '\t'; }), reg.end());
+  return reg;
+}
+
+// What the AMX schedule promises, read off the assembly: the 4 tdpbf16ps
+// accumulators (the C tiles) are neither loaded, zeroed nor stored during the
+// reduction; each K step in it is 4 tile loads (2 A + 2 B) then exactly 4
+// tdpbf16ps; the first 4 stores to C come after the reduction, one per accumulator.
+// Returns whether the reduction was a loop.
+bool expectTileKernelStructure(const std::string& assembly) {
+  for (const char* mnemonic : {"ldtilecfg", "tileloadd", "tdpbf16ps", "tilestored", "tilerelease"})
+    EXPECT_NE(assembly.find(mnemonic), std::string::npos) << mnemonic;
+  const std::vector<AsmLine> lines = parseAsm(assembly);
+  std::vector<std::string> accumulators;
+  for (const AsmLine& line : lines)
+    if (line.mnemonic == "tdpbf16ps" &&
+        std::find(accumulators.begin(), accumulators.end(), destination(line)) == accumulators.end())
+      accumulators.push_back(destination(line));
+  EXPECT_EQ(accumulators.size(), 4u) << assembly;
+  const auto initialisesAccumulator = [&](const AsmLine& line) {
+    return (line.mnemonic == "tilezero" || line.mnemonic == "tileloadd") &&
+           std::find(accumulators.begin(), accumulators.end(), destination(line)) != accumulators.end();
+  };
+  const Reduction reduction = findReduction(lines, loopsOf(lines), initialisesAccumulator);
+  const Loop& r = reduction.span;
+
+  std::int64_t loads = 0, products = 0, steps = 0;
+  for (std::size_t i = r.head; i <= r.latch; ++i) {
+    EXPECT_FALSE(initialisesAccumulator(lines[i])) << "C tile reloaded in the reduction, line " << i << "\n" << assembly;
+    EXPECT_NE(lines[i].mnemonic, "tilestored") << "tile stored in the reduction, line " << i << "\n" << assembly;
+    if (lines[i].mnemonic == "tileloadd") {
+      if (products > 0) {  // a new K step begins: the last one must be complete
+        EXPECT_EQ(loads, 4) << "K step " << steps << "\n" << assembly;
+        EXPECT_EQ(products, 4) << "K step " << steps << "\n" << assembly;
+        loads = products = 0;
+        ++steps;
+      }
+      ++loads;
+    }
+    if (lines[i].mnemonic == "tdpbf16ps") ++products;
+  }
+  EXPECT_EQ(loads, 4) << assembly;
+  EXPECT_EQ(products, 4) << assembly;
+
+  std::vector<std::string> stored;
+  for (std::size_t i = r.latch + 1; i < lines.size() && stored.size() < 4; ++i)
+    if (storesToC(lines[i])) stored.push_back(firstOperand(lines[i]));
+  std::sort(stored.begin(), stored.end());
+  std::sort(accumulators.begin(), accumulators.end());
+  EXPECT_EQ(stored, accumulators) << assembly;
+  return reduction.looped;
+}
+
+TEST(AmxKernels, Block32x32x64Batch4KeepsCInTilesAcrossTheReduction) {
+  const CompilationStages stages = compileForSapphireRapids(bf16Brgemm(32, 32, 64, 4, false));
+  expectTileKernelStructure(stages.assembly);
+  EXPECT_NE(stages.payload.find("amx.tile_zero"), std::string::npos);  // beta 0: C is never read
+}
+
+TEST(AmxKernels, Block64x64x64Batch2Beta1ReadsCOncePerBlock) {
+  const CompilationStages stages = compileForSapphireRapids(bf16Brgemm(64, 64, 64, 2, true));
+  expectTileKernelStructure(stages.assembly);
+  EXPECT_NE(stages.payload.find("amx.tile_load %c"), std::string::npos);  // beta 1: C read once per block
+}
+
+// Too long to unroll: the reduction stays a loop, found by its backward branch.
+TEST(AmxKernels, LongReductionStaysALoopWithCInTiles) {
+  const CompilationStages stages = compileForSapphireRapids(bf16Brgemm(32, 32, 512, 32, true));
+  EXPECT_TRUE(expectTileKernelStructure(stages.assembly));
+}
+
+// The check itself: a C tile stored inside the reduction is caught.
+TEST(AmxKernels, StructureCheckCatchesACTileStoredInTheReduction) {
+  static std::string mutated;  // EXPECT_NONFATAL_FAILURE's statement cannot see locals
+  mutated = compileForSapphireRapids(bf16Brgemm(32, 32, 512, 32, true)).assembly;
+  mutated.insert(mutated.find('\n', mutated.find("tdpbf16ps")) + 1, "\ttilestored\t%tmm0, (%rdx,%rax)\n");
+  EXPECT_NONFATAL_FAILURE(expectTileKernelStructure(mutated), "tile stored in the reduction");
+}
+
+TEST(AmxKernels, TileRegionsCoverSixteenWideEdges) {
+  const std::vector<TileRegion> regions = planTileRegions(bf16Brgemm(48, 80, 32, 1, false), 32, 32);
+  ASSERT_EQ(regions.size(), 4u);
+  EXPECT_EQ(describeTileBlocks(regions), "32x32+32x16+16x32+16x16");
+  std::int64_t area = 0;
+  for (const TileRegion& r : regions) area += r.rows * r.cols;
+  EXPECT_EQ(area, 48 * 80);
+}
+
+TEST(AmxKernels, ShapesOffTheTileGridAreSkippedWithTheReason) {
+  EXPECT_EQ(amxTileUnsupported(bf16Brgemm(32, 32, 64, 1, false)), std::nullopt);
+  EXPECT_NE(amxTileUnsupported(bf16Brgemm(33, 32, 64, 1, false)).value_or("").find("multiples of 16"),
+            std::string::npos);
+  EXPECT_NE(amxTileUnsupported(bf16Brgemm(32, 32, 48, 1, false)).value_or("").find("multiple of 32"),
+            std::string::npos);
+  EXPECT_NE(amxTileUnsupported(test::makeProblem(32, 32, 64, 1, false)).value_or("").find("bf16 only"),
+            std::string::npos);
+}
+
+TEST(AmxKernels, CompilerForANamedCpuRunsNothing) {
+  MlirCompiler compiler(Isa::Amx, CacheSizes{}, "sapphirerapids");
+  EXPECT_THROW(compiler.compile(bf16Brgemm(32, 32, 64, 1, false), selectSchedule(Isa::Amx, DType::BF16),
+                                Lowering::Nanokernel),
+               Error);
+}
+
+}  // namespace
+}  // namespace nkbench::mlir_backend
