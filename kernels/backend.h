@@ -32,6 +32,7 @@ struct KernelInfo {
   std::string register_block;  // "8x32" etc.; empty where the library does not say
   std::string nanokernel;      // structural evidence of nanokernel composition (mlir only)
   std::string packing;         // e.g. "A,B -> 64x64x64 blocks"; empty when operands are used in place
+  std::string caveat;          // what the timing does not mean (emulated AMX); leads the row's note
 };
 
 // One compiled/dispatched kernel bound to its operands.

@@ -87,7 +87,7 @@ void addShowCommand(CLI::App& app, Action& action) {
   cmd->add_option("--suite", args->suite, "Suite file (YAML)")->required();
   cmd->add_option("case", args->case_id, "Case id (GEMM cases show their block kernel)")->required();
   cmd->add_option("--isa", args->isa,
-                  "ISA level to generate code for (the host need not have it): auto|avx2|avx512|avx512-bf16|amx")
+                  "ISA level to generate code for (the host need not have it): auto|avx2|avx512|avx512-bf16|amx-emulated|amx")
       ->capture_default_str();
   cmd->add_option("--target-cpu", args->target_cpu,
                   "LLVM CPU to compile for, e.g. sapphirerapids, znver4, haswell (default: the host's)");

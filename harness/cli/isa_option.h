@@ -9,13 +9,13 @@
 
 namespace nkbench::cli {
 
-inline constexpr const char* kIsaHelp = "ISA cap for every backend: auto|avx2|avx512|avx512-bf16|amx";
+inline constexpr const char* kIsaHelp = "ISA cap for every backend: auto|avx2|avx512|avx512-bf16|amx-emulated|amx";
 
 // "auto" -> nullopt (the best the host has).
 inline std::optional<Isa> parseIsaOption(const std::string& text) {
   if (text == "auto") return std::nullopt;
   if (auto isa = parseIsa(text)) return isa;
-  throw Error("--isa '" + text + "': expected auto, avx2, avx512, avx512-bf16 or amx");
+  throw Error("--isa '" + text + "': expected auto, avx2, avx512, avx512-bf16, amx-emulated or amx");
 }
 
 }  // namespace nkbench::cli

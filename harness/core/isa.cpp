@@ -12,7 +12,7 @@
 namespace nkbench {
 namespace {
 
-constexpr std::array kIsaLevels = {Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::Amx};
+constexpr std::array kIsaLevels = {Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::AmxEmulated, Isa::Amx};
 
 struct CpuidRegisters {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
@@ -65,6 +65,7 @@ bool cpuImplements(Isa isa, const CpuFeatures& f) {
     case Isa::Avx2: return f.avx2 && f.fma;
     case Isa::Avx512: return f.avx512f && f.avx512bw && f.avx512dq && f.avx512vl;
     case Isa::Avx512Bf16: return f.avx512_bf16;
+    case Isa::AmxEmulated: return true;  // vector code of the levels below
     case Isa::Amx: return f.amx_tile && f.amx_bf16;
   }
   return false;
@@ -75,7 +76,8 @@ bool osEnables(Isa isa, const CpuFeatures& f) {
   switch (isa) {
     case Isa::Avx2: return f.os_ymm_state;
     case Isa::Avx512: return f.os_zmm_state;
-    case Isa::Avx512Bf16: return true;  // same registers as Avx512
+    case Isa::Avx512Bf16:
+    case Isa::AmxEmulated: return true;  // same registers as Avx512
     case Isa::Amx: return f.os_tile_state && f.tile_permission.granted();
   }
   return false;
@@ -88,6 +90,7 @@ std::string_view toString(Isa isa) {
     case Isa::Avx2: return "avx2";
     case Isa::Avx512: return "avx512";
     case Isa::Avx512Bf16: return "avx512-bf16";
+    case Isa::AmxEmulated: return "amx-emulated";
     case Isa::Amx: return "amx";
   }
   return "?";
@@ -171,7 +174,7 @@ std::optional<std::string> amxUnavailableReason(const CpuFeatures& f) {
 std::optional<Isa> bestIsa(const CpuFeatures& features) {
   std::optional<Isa> best;
   for (Isa isa : kIsaLevels)
-    if (features.has(isa)) best = isa;
+    if (isa != Isa::AmxEmulated && features.has(isa)) best = isa;
   return best;
 }
 

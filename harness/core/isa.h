@@ -10,11 +10,13 @@
 
 namespace nkbench {
 
-// Ordered: each level implies the ones before it.
-enum class Isa { Avx2, Avx512, Avx512Bf16, Amx };
+// Ordered: each level implies the ones before it. AmxEmulated is not hardware: the
+// AMX kernels lowered to vector code (see kernels/mlir/amx_emulation.h), so it
+// needs only avx512-bf16 of the host, and auto never picks it.
+enum class Isa { Avx2, Avx512, Avx512Bf16, AmxEmulated, Amx };
 
 std::string_view toString(Isa isa);
-std::optional<Isa> parseIsa(std::string_view text);  // "avx2", "avx512", "avx512-bf16", "amx"
+std::optional<Isa> parseIsa(std::string_view text);  // "avx2", "avx512", "avx512-bf16", "amx-emulated", "amx"
 
 // Feature bits read from CPUID and XGETBV: a level counts as present only when
 // the CPU has it AND the OS saves its register state.

@@ -128,7 +128,8 @@ std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase
   }
   const KernelInfo& info = verified.sets.front().kernel->info();
   row.pack_ms = info.packing.empty() ? 0.0 : measurePackMs(*verified.sets.front().kernel);
-  row.note = info.packing;
+  row.note = info.caveat.empty() || info.packing.empty() ? info.caveat + info.packing
+                                                         : info.caveat + "; " + info.packing;
   if (inputs.size() > 1) {
     const double mib = double(operandBytes(c.problem)) * double(inputs.size()) / (1024.0 * 1024.0);
     row.note += fmt::format("{}cold cache: {} operand sets ({:.0f} MiB) in turn", row.note.empty() ? "" : "; ",

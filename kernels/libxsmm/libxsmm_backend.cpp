@@ -24,6 +24,7 @@ int targetArchId(Isa cap) {
     case Isa::Avx2: return LIBXSMM_X86_AVX2;
     case Isa::Avx512: return LIBXSMM_X86_AVX512_CORE;  // "skx": F, BW, DQ, VL
     case Isa::Avx512Bf16:
+    case Isa::AmxEmulated:
     case Isa::Amx: return LIBXSMM_X86_AVX512_CPX;  // 1.17 generates no AMX code
   }
   return LIBXSMM_X86_AVX2;

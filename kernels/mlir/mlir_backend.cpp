@@ -25,10 +25,13 @@ using mlir_backend::Lowering;
 using mlir_backend::NanokernelKind;
 using mlir_backend::Schedule;
 
-KernelInfo describe(const CompiledKernel& kernel, const Schedule& schedule, const std::string& target, DType c_dtype) {
+KernelInfo describe(const CompiledKernel& kernel, const Schedule& schedule, Isa isa, const std::string& target,
+                    DType c_dtype) {
   KernelInfo info;
-  info.implementation = fmt::format("mlir jit {} ({}){}", target, schedule.name,
+  const bool emulated = schedule.nanokernel == NanokernelKind::AmxTile && isa == Isa::AmxEmulated;
+  info.implementation = fmt::format("mlir jit {} ({}{}){}", target, schedule.name, emulated ? ", emulated tiles" : "",
                                     c_dtype == DType::BF16 ? ", bf16 C rounded in the kernel" : "");
+  if (emulated) info.caveat = "emulated AMX: the timing is not AMX performance";
   info.register_block = kernel.registerBlocks();
   info.nanokernel = kernel.evidence().summary;
   return info;
@@ -170,7 +173,7 @@ class MlirBackend final : public Backend {
     }
     if (problem.kind == OpKind::Brgemm) {
       auto compiled = compileCached(problem, schedule);
-      KernelInfo info = describe(*compiled, schedule, target(), problem.c_dtype);
+      KernelInfo info = describe(*compiled, schedule, config_.isa, target(), problem.c_dtype);
       return std::make_unique<BrgemmKernel>(compiled, operands, std::move(info));
     }
     const GemmBlocking blocking = mlir_backend::gemmBlockingFor(problem, schedule);
@@ -190,7 +193,7 @@ class MlirBackend final : public Backend {
                                                const Operands& operands) {
     const Problem pairs = mlir_backend::kernelProblemFor(problem, schedule);
     auto compiled = compileCached(pairs, schedule);
-    KernelInfo info = describe(*compiled, schedule, target(), problem.c_dtype);
+    KernelInfo info = describe(*compiled, schedule, config_.isa, target(), problem.c_dtype);
     info.packing = fmt::format("B -> VNNI pairs{}{}", problem.k % 2 != 0 ? ", A -> even K" : "",
                                pairs.n != problem.n ? ", N padded to 4 (C through a padded copy)" : "");
     return std::make_unique<Bf16BrgemmKernel<CElement>>(compiled, problem, operands, std::move(info));
@@ -202,7 +205,7 @@ class MlirBackend final : public Backend {
                                          const Operands& operands) {
     const Problem block = gemm.blockProblem();
     auto compiled = compileCached(block, schedule);
-    KernelInfo info = describe(*compiled, schedule, target(), block.c_dtype);
+    KernelInfo info = describe(*compiled, schedule, config_.isa, target(), block.c_dtype);
     const GemmBlocking& b = gemm.blocking();
     info.packing = schedule.bInVnniPairs()
                        ? fmt::format("A -> {0}x{2} blocks, B -> {2}x{1} VNNI blocks, brgemm batch {3}", b.bm, b.bn,

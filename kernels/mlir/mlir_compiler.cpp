@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "harness/core/error.h"
+#include "kernels/mlir/amx_emulation.h"
 #include "kernels/mlir/amx_payload_ir.h"
 #include "kernels/mlir/payload_ir.h"
 #include "kernels/mlir/register_block_plan.h"
@@ -76,7 +77,8 @@ std::vector<std::string> featuresAboveCap(Isa isa) {
   switch (isa) {
     case Isa::Avx2: return {"-avx512f"};
     case Isa::Avx512: return {"-avx512bf16", "-amx-tile"};
-    case Isa::Avx512Bf16: return {"-amx-tile"};
+    case Isa::Avx512Bf16:
+    case Isa::AmxEmulated: return {"-amx-tile"};
     case Isa::Amx: return {};
   }
   return {};
@@ -88,6 +90,7 @@ std::vector<std::string> featuresOfLevel(Isa isa) {
     case Isa::Avx2: return {"avx2", "fma"};
     case Isa::Avx512: return {"avx512f", "avx512bw", "avx512dq", "avx512vl"};
     case Isa::Avx512Bf16: return {"avx512bf16"};
+    case Isa::AmxEmulated: return {};
     case Isa::Amx: return {"amx-tile", "amx-bf16"};
   }
   return {};
@@ -318,14 +321,19 @@ MlirCompiler::Lowered MlirCompiler::lowerAmx(const Problem& p, const Schedule& s
   Lowered result;
   result.module = mlir::parseSourceString<mlir::ModuleOp>("module {\n" + payload + "}\n", &impl_->context);
   if (!result.module) throw fail("parsing the amx payload");
-  const OpCounts scheduled = countOps(*result.module);
+  const OpCounts payload_ops = countOps(*result.module);
+  const bool emulated = impl_->isa == Isa::AmxEmulated;
+  if (emulated && mlir::failed(emulateAmxTiles(*result.module))) throw fail("emulating the amx tiles");
   if (stages) stages->scheduled = printOp(*result.module);
-  runPipeline(*result.module, kAmxToLlvmPipeline, "lowering the amx payload to LLVM", fail);
+  // Emulated, the tiles are vectors: the ordinary vector route lowers them.
+  runPipeline(*result.module, emulated ? kToLlvmPipeline : kAmxToLlvmPipeline, "lowering the amx payload to LLVM",
+              fail);
   const OpCounts lowered = countOps(*result.module);
   if (stages) stages->llvm_dialect = printOp(*result.module);
   std::int64_t tile_products = 0;
   for (const TileRegion& region : regions) tile_products += region.tiles();
-  result.evidence = checkAmxTiles(tile_products, scheduled, lowered);
+  result.evidence = emulated ? checkEmulatedAmxTiles(tile_products, payload_ops, lowered)
+                             : checkAmxTiles(tile_products, payload_ops, lowered);
   result.register_blocks = describeTileBlocks(regions);
   return result;
 }

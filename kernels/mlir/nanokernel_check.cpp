@@ -69,6 +69,20 @@ NanokernelEvidence checkAmxTiles(std::int64_t expected_tile_products, const OpCo
   return evidence;
 }
 
+NanokernelEvidence checkEmulatedAmxTiles(std::int64_t expected_tile_products, const OpCounts& payload,
+                                         const OpCounts& lowered) {
+  const std::int64_t products = count(payload, "amx.tile_mulf");
+  std::int64_t amx_intrinsics = 0;
+  for (const auto& [name, occurrences] : lowered)
+    if (name.starts_with("llvm.call_intrinsic:llvm.x86.t")) amx_intrinsics += occurrences;
+  NanokernelEvidence evidence;
+  evidence.composed = products == expected_tile_products && amx_intrinsics == 0;
+  evidence.summary = fmt::format("{}: {} amx.tile_mulf (expected {}), emulated in vector code, {} AMX intrinsics left",
+                                 evidence.composed ? "amx-tile-nanokernel" : "NOT-composed", products,
+                                 expected_tile_products, amx_intrinsics);
+  return evidence;
+}
+
 std::string describeRegisterBlocks(const RegisterBlockPlan& plan) {
   std::vector<std::string> blocks;
   for (const RowBand& band : plan.bands)

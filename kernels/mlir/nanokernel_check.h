@@ -39,6 +39,11 @@ NanokernelEvidence checkNanokernels(Lowering lowering, const RegisterBlockPlan& 
 NanokernelEvidence checkAmxTiles(std::int64_t expected_tile_products, const OpCounts& payload,
                                  const OpCounts& lowered);
 
+// Emulated AMX: `expected_tile_products` amx.tile_mulf in the payload, and no AMX
+// intrinsic left after lowering (the host could not run one).
+NanokernelEvidence checkEmulatedAmxTiles(std::int64_t expected_tile_products, const OpCounts& payload,
+                                         const OpCounts& lowered);
+
 // "8x32" or, with edge blocks, "8x32+7x32+7x1".
 std::string describeRegisterBlocks(const RegisterBlockPlan& plan);
 

@@ -48,19 +48,24 @@ const Schedule* findSchedule(const std::string& name) {
   return nullptr;
 }
 
+namespace {
+// amx-emulated runs the AMX schedules (as vector code).
+Isa scheduleCap(Isa isa) { return isa == Isa::AmxEmulated ? Isa::Amx : isa; }
+}  // namespace
+
 const Schedule& selectSchedule(Isa isa, DType dtype, const std::string& name) {
   if (!name.empty()) {
     const Schedule* schedule = findSchedule(name);
     if (!schedule) throw Error(fmt::format("--schedule {}: unknown (known: {})", name, scheduleNames()));
     if (schedule->dtype != dtype)
       throw Error(fmt::format("--schedule {} is for {}, not {}", name, toString(schedule->dtype), toString(dtype)));
-    if (schedule->isa > isa)
+    if (schedule->isa > scheduleCap(isa))
       throw Error(fmt::format("--schedule {} needs {}, above --isa {}", name, toString(schedule->isa), toString(isa)));
     return *schedule;
   }
   const Schedule* best = nullptr;
   for (const Schedule& schedule : scheduleTable())
-    if (schedule.dtype == dtype && schedule.isa <= isa && (!best || best->isa < schedule.isa)) best = &schedule;
+    if (schedule.dtype == dtype && schedule.isa <= scheduleCap(isa) && (!best || best->isa < schedule.isa)) best = &schedule;
   if (!best) throw Error(fmt::format("mlir: no schedule for {} under --isa {}", toString(dtype), toString(isa)));
   return *best;
 }

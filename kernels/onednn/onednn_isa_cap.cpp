@@ -11,7 +11,8 @@ dnnl::cpu_isa toDnnlIsa(Isa cap) {
   switch (cap) {
     case Isa::Avx2: return dnnl::cpu_isa::avx2;
     case Isa::Avx512: return dnnl::cpu_isa::avx512_core;
-    case Isa::Avx512Bf16: return dnnl::cpu_isa::avx512_core_bf16;
+    case Isa::Avx512Bf16:
+    case Isa::AmxEmulated: return dnnl::cpu_isa::avx512_core_bf16;
     case Isa::Amx: return dnnl::cpu_isa::avx512_core_amx;
   }
   return dnnl::cpu_isa::avx2;

@@ -147,6 +147,26 @@ TEST(Cli, Bf16BrgemmRunsOnDotProductNanokernels) {
   for (const nlohmann::json& row : report.at("rows")) EXPECT_EQ(row.at("dtype"), "bf16");
 }
 
+TEST(Cli, AmxEmulatedRunsTheTileKernelsAndSaysTheyAreEmulated) {
+  if (!nkbench::detectCpuFeatures().has(nkbench::Isa::AmxEmulated)) GTEST_SKIP() << "host lacks avx512-bf16";
+  const fs::path suite = tempPath("amx-emulated.yaml");
+  std::ofstream(suite) << "suite: amxe\ncases:\n"
+                          "  - {id: tiles, kind: brgemm, shape: [32, 32, 64], batch: 2, dtype: bf16}\n"
+                          "  - {id: edge, kind: brgemm, shape: [48, 16, 32], batch: 3, beta: 1, dtype: bf16}\n";
+  const fs::path json = tempPath("amx-emulated.json");
+  const Outcome run = nkbench("run --suite " + suite.string() + " --backends mlir --isa amx-emulated " + kQuick +
+                              " --json " + json.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json report = readReport(json);
+  expectPassedOnNanokernels(report, 2, "amx-tile-nanokernel");
+  for (const nlohmann::json& row : report.at("rows")) {
+    EXPECT_EQ(row.at("isa"), "amx-emulated");
+    EXPECT_NE(row.at("implementation").get<std::string>().find("emulated tiles"), std::string::npos) << row.dump();
+    EXPECT_EQ(row.at("note").get<std::string>().rfind("emulated AMX: the timing is not AMX performance", 0), 0u)
+        << row.dump();
+  }
+}
+
 TEST(Cli, Bf16WideningRouteRunsFmaNanokernelsWithoutAvx512Bf16) {
   if (!nkbench::detectCpuFeatures().has(nkbench::Isa::Avx512)) GTEST_SKIP() << "host lacks avx512";
   const fs::path suite = tempPath("bf16-widen.yaml");

@@ -34,7 +34,7 @@ CpuFeatures amxHost() {
 }
 
 TEST(Isa, NamesRoundTrip) {
-  for (Isa isa : {Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::Amx})
+  for (Isa isa : {Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::AmxEmulated, Isa::Amx})
     EXPECT_EQ(parseIsa(toString(isa)), isa);
   EXPECT_EQ(toString(Isa::Avx512Bf16), "avx512-bf16");
   EXPECT_EQ(parseIsa("avx512bf16"), std::nullopt);
@@ -47,6 +47,16 @@ TEST(Isa, BestIsTheHighestCompleteLevel) {
   EXPECT_EQ(bestIsa(avx512Host()), Isa::Avx512);
   EXPECT_EQ(bestIsa(avx512Bf16Host()), Isa::Avx512Bf16);
   EXPECT_EQ(bestIsa(amxHost()), Isa::Amx);
+}
+
+// Emulated AMX is vector code: it needs avx512-bf16, not AMX, and auto never picks it.
+TEST(Isa, AmxEmulatedNeedsOnlyTheVectorLevels) {
+  EXPECT_TRUE(avx512Bf16Host().has(Isa::AmxEmulated));
+  EXPECT_FALSE(avx512Host().has(Isa::AmxEmulated));
+  EXPECT_FALSE(avx512Bf16Host().has(Isa::Amx));
+  std::string error;
+  EXPECT_EQ(resolveIsa(Isa::AmxEmulated, avx512Bf16Host(), &error), Isa::AmxEmulated) << error;
+  EXPECT_EQ(bestIsa(avx512Bf16Host()), Isa::Avx512Bf16);
 }
 
 TEST(Isa, LevelsNeedEveryPart) {
