@@ -20,6 +20,8 @@ std::string_view toString(DType dtype) {
   return "?";
 }
 
+std::int64_t elementBytes(DType dtype) { return dtype == DType::BF16 ? 2 : 4; }
+
 std::optional<OpKind> parseOpKind(std::string_view text) {
   if (text == "gemm") return OpKind::Gemm;
   if (text == "brgemm") return OpKind::Brgemm;

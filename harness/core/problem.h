@@ -17,6 +17,7 @@ std::string_view toString(OpKind kind);
 std::string_view toString(DType dtype);
 std::optional<OpKind> parseOpKind(std::string_view text);
 std::optional<DType> parseDType(std::string_view text);
+std::int64_t elementBytes(DType dtype);  // 4 for f32, 2 for bf16
 
 // One matmul problem. All operands are row-major and densely packed:
 //   A: batch x M x K   (batch stride M*K)

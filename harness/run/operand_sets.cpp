@@ -3,11 +3,6 @@
 #include <algorithm>
 
 namespace nkbench {
-namespace {
-
-std::int64_t elementBytes(DType dtype) { return dtype == DType::BF16 ? 2 : 4; }
-
-}  // namespace
 
 std::string_view toString(CacheMode mode) { return mode == CacheMode::Cold ? "cold" : "hot"; }
 

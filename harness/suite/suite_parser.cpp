@@ -40,16 +40,6 @@ constexpr std::array<std::string_view, 10> kCaseKeys = {"id",    "kind", "m",   
 constexpr std::array<DType, 2> kAllDTypes = {DType::F32, DType::BF16};
 constexpr std::array<OpKind, 2> kAllKinds = {OpKind::Brgemm, OpKind::Gemm};
 
-std::int64_t bytesPerElement(DType dtype) {
-  switch (dtype) {
-    case DType::F32:
-      return 4;
-    case DType::BF16:
-      return 2;
-  }
-  return 4;
-}
-
 bool isValidName(std::string_view name) {
   return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
@@ -480,10 +470,10 @@ class SuiteParser {
   }
 
   void checkOperandMemory(const Problem& problem, int case_line) const {
-    const std::int64_t element = bytesPerElement(problem.dtype);
+    const std::int64_t element = elementBytes(problem.dtype);
     const std::int64_t a_bytes = problem.aElements() * element;
     const std::int64_t b_bytes = problem.bElements() * element;
-    const std::int64_t c_bytes = problem.cElements() * bytesPerElement(problem.c_dtype);
+    const std::int64_t c_bytes = problem.cElements() * elementBytes(problem.c_dtype);
     const std::int64_t total = a_bytes + b_bytes + c_bytes;
     if (total > kMaxOperandBytes) {
       fail(case_line, fmt::format("operands need {} (A {}, B {}, C {}), above the limit of {}",

@@ -41,14 +41,10 @@ dnnl::memory::data_type operandType(DType dtype) {
   return dtype == DType::BF16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
 }
 
-std::size_t operandBytes(DType dtype) {
-  return dtype == DType::BF16 ? sizeof(std::uint16_t) : sizeof(float);
-}
-
 // Matrix `index` of a dense batch of `elements`-sized operands. oneDNN only reads
 // A and B; its memory objects take non-const handles.
 void* operandAt(const void* base, std::int64_t index, std::int64_t elements, DType dtype) {
-  const auto bytes = static_cast<std::int64_t>(operandBytes(dtype));
+  const auto bytes = elementBytes(dtype);
   const auto* first = static_cast<const unsigned char*>(base);
   return const_cast<unsigned char*>(first + index * elements * bytes);
 }
