@@ -29,6 +29,12 @@ void checkPackedSize(std::string_view what, const VnniBuffer<T>& packed, std::in
                             expected));
 }
 
+// A padded K holds K and whole pairs.
+void checkPaddedK(std::string_view what, std::int64_t k, std::int64_t padded_k) {
+  if (padded_k < k || padded_k % kVnniPairBf16 != 0)
+    throw Error(fmt::format("{}: padded K {} must be even and at least K {}", what, padded_k, k));
+}
+
 // Position of tile element (row, col) in a [rows/2][cols][2] VNNI tile.
 std::int64_t vnniIndex(std::int64_t row, std::int64_t col, std::int64_t tile_cols) {
   return ((row / kVnniPairBf16) * tile_cols + col) * kVnniPairBf16 + row % kVnniPairBf16;
@@ -68,11 +74,18 @@ void packBVnni(const T* b, std::int64_t k, std::int64_t n, VnniBuffer<T>& packed
 template <VnniElement T>
 void packBVnniBatched(const T* b, std::int64_t batch, std::int64_t k, std::int64_t n,
                       VnniBuffer<T>& packed) {
+  packBVnniBatched(b, batch, k, n, vnniPaddedK(k), packed);
+}
+
+template <VnniElement T>
+void packBVnniBatched(const T* b, std::int64_t batch, std::int64_t k, std::int64_t n,
+                      std::int64_t padded_k, VnniBuffer<T>& packed) {
   checkExtents("pack B VNNI", {batch, k, n});
-  const std::int64_t packed_matrix = vnniPaddedK(k) * n;
+  checkPaddedK("pack B VNNI", k, padded_k);
+  const std::int64_t packed_matrix = padded_k * n;
   packed.resize(static_cast<std::size_t>(batch * packed_matrix));
   for (std::int64_t i = 0; i < batch; ++i)
-    packVnniTile(b + i * k * n, k, n, 0, 0, vnniPaddedK(k), n, packed.data() + i * packed_matrix);
+    packVnniTile(b + i * k * n, k, n, 0, 0, padded_k, n, packed.data() + i * packed_matrix);
 }
 
 template <VnniElement T>
@@ -118,8 +131,13 @@ void unpackBBlockedVnni(const VnniBuffer<T>& packed, std::int64_t k, std::int64_
 
 template <VnniElement T>
 void padAToVnniK(const T* a, std::int64_t m, std::int64_t k, VnniBuffer<T>& padded) {
-  checkExtents("pad A to even K", {m, k});
-  const std::int64_t padded_k = vnniPaddedK(k);
+  padAToK(a, m, k, vnniPaddedK(k), padded);
+}
+
+template <VnniElement T>
+void padAToK(const T* a, std::int64_t m, std::int64_t k, std::int64_t padded_k, VnniBuffer<T>& padded) {
+  checkExtents("pad A's K", {m, k});
+  checkPaddedK("pad A's K", k, padded_k);
   padded.resize(static_cast<std::size_t>(m * padded_k));
   for (std::int64_t r = 0; r < m; ++r) {
     T* row = padded.data() + r * padded_k;
@@ -131,9 +149,15 @@ void padAToVnniK(const T* a, std::int64_t m, std::int64_t k, VnniBuffer<T>& padd
 template <VnniElement T>
 void padAToVnniKBatched(const T* a, std::int64_t batch, std::int64_t m, std::int64_t k,
                         VnniBuffer<T>& padded) {
-  checkExtents("pad A to even K", {batch});
+  padAToKBatched(a, batch, m, k, vnniPaddedK(k), padded);
+}
+
+template <VnniElement T>
+void padAToKBatched(const T* a, std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t padded_k,
+                    VnniBuffer<T>& padded) {
+  checkExtents("pad A's K", {batch});
   // The padding is per row, and a batch of M x K matrices is batch * M rows.
-  padAToVnniK(a, batch * m, k, padded);
+  padAToK(a, batch * m, k, padded_k, padded);
 }
 
 #define NKBENCH_INSTANTIATE_VNNI(T)                                                               \
@@ -149,7 +173,12 @@ void padAToVnniKBatched(const T* a, std::int64_t batch, std::int64_t m, std::int
                                       const GemmBlocking&, T*);                                   \
   template void padAToVnniK<T>(const T*, std::int64_t, std::int64_t, VnniBuffer<T>&);             \
   template void padAToVnniKBatched<T>(const T*, std::int64_t, std::int64_t, std::int64_t,         \
-                                      VnniBuffer<T>&);
+                                      VnniBuffer<T>&);                                            \
+  template void packBVnniBatched<T>(const T*, std::int64_t, std::int64_t, std::int64_t,           \
+                                    std::int64_t, VnniBuffer<T>&);                                \
+  template void padAToK<T>(const T*, std::int64_t, std::int64_t, std::int64_t, VnniBuffer<T>&);   \
+  template void padAToKBatched<T>(const T*, std::int64_t, std::int64_t, std::int64_t,             \
+                                  std::int64_t, VnniBuffer<T>&);
 
 NKBENCH_INSTANTIATE_VNNI(BFloat16)
 NKBENCH_INSTANTIATE_VNNI(float)

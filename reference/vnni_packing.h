@@ -44,6 +44,11 @@ void packBVnni(const T* b, std::int64_t k, std::int64_t n, VnniBuffer<T>& packed
 template <VnniElement T>
 void packBVnniBatched(const T* b, std::int64_t batch, std::int64_t k, std::int64_t n,
                       VnniBuffer<T>& packed);
+// ... -> [batch][padded_k/2][N][2], the pairs past K zero (padded_k even, >= K;
+// AMX tiles take K in steps of 32). Throws Error otherwise.
+template <VnniElement T>
+void packBVnniBatched(const T* b, std::int64_t batch, std::int64_t k, std::int64_t n,
+                      std::int64_t padded_k, VnniBuffer<T>& packed);
 // B (K x N row-major) -> [Nb][Kb][bk/2][bn][2]: packBBlocked's tiles, each in
 // VNNI layout. Throws Error when blocking.bk is odd: A's blocks would then
 // need a zero column inside each K block, not only at the end.
@@ -69,5 +74,12 @@ void padAToVnniK(const T* a, std::int64_t m, std::int64_t k, VnniBuffer<T>& padd
 template <VnniElement T>
 void padAToVnniKBatched(const T* a, std::int64_t batch, std::int64_t m, std::int64_t k,
                         VnniBuffer<T>& padded);
+// A (M x K, or batch x M x K) -> rows of padded_k, the columns past K zero
+// (padded_k even, >= K). Throws Error otherwise.
+template <VnniElement T>
+void padAToK(const T* a, std::int64_t m, std::int64_t k, std::int64_t padded_k, VnniBuffer<T>& padded);
+template <VnniElement T>
+void padAToKBatched(const T* a, std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t padded_k,
+                    VnniBuffer<T>& padded);
 
 }  // namespace nkbench

@@ -4,26 +4,55 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <utility>
 
 namespace nkbench::mlir_backend {
 namespace {
 
-constexpr const char* kCTile = "!amx.tile<16x16xf32>";
-constexpr const char* kInTile = "!amx.tile<16x32xbf16>";
+// One dimension of C cut for tiles: an offset, an extent, tiles per block and tile extent.
+struct Band {
+  std::int64_t offset, extent, tiles, tile_extent;
+};
 
-std::string repeatJoined(std::int64_t count, const std::string& text) {
-  std::vector<std::string> items(static_cast<std::size_t>(count), text);
-  return fmt::format("{}", fmt::join(items, ", "));
+// Full blocks, then the whole tiles left (one block), then the part-tile left.
+std::vector<Band> bandsOf(std::int64_t extent, std::int64_t block, std::int64_t tile) {
+  const std::int64_t full = extent / block * block;
+  const std::int64_t whole_tiles = (extent - full) / tile * tile;
+  const std::int64_t part = extent - full - whole_tiles;
+  std::vector<Band> bands;
+  if (full > 0) bands.push_back({0, full, block / tile, tile});
+  if (whole_tiles > 0) bands.push_back({full, whole_tiles, whole_tiles / tile, tile});
+  if (part > 0) bands.push_back({full + whole_tiles, part, 1, part});
+  return bands;
 }
 
-// One region: loops over its C blocks; per block the C tiles are initialised once,
-// carried through the batch and K loops, and stored once after them.
-std::string regionLoops(const Problem& p, const TileRegion& r, int index, const std::string& types) {
+struct PayloadTypes {
+  std::string a, b, c;  // the memrefs
+  std::string signature() const { return fmt::format("{}, {}, {}", a, b, c); }
+};
+
+PayloadTypes payloadTypes(const Problem& p) {
+  return {fmt::format("memref<{}x{}x{}xbf16>", p.batch, p.m, p.k),
+          fmt::format("memref<{}x{}x{}xbf16>", p.batch, p.k / 2, 2 * p.n),
+          fmt::format("memref<{}x{}x{}>", p.m, p.n, toString(p.c_dtype))};
+}
+
+// The loops of one region: per C block the tiles are initialised once, carried
+// through the batch and K loops, and stored once after them. A bf16 C goes
+// through an f32 copy of the block (`sum`): widened into it under beta 1,
+// rounded out of it at the end.
+std::string regionLoops(const Problem& p, const TileRegion& r, int index) {
   const std::string id = fmt::format("r{}", index);
-  const std::string a_type = fmt::format("memref<{}x{}x{}xbf16>", p.batch, p.m, p.k);
-  const std::string b_type = fmt::format("memref<{}x{}x{}xbf16>", p.batch, p.k / 2, 2 * p.n);
-  const std::string c_type = fmt::format("memref<{}x{}xf32>", p.m, p.n);
+  const PayloadTypes memrefs = payloadTypes(p);
+  const std::string c_tile = fmt::format("!amx.tile<{}x{}xf32>", r.tile_height, r.tile_width);
+  const std::string a_tile = fmt::format("!amx.tile<{}x{}xbf16>", r.tile_height, kAmxTileK);
+  const std::string b_tile = fmt::format("!amx.tile<{}x{}xbf16>", kAmxTileK / 2, 2 * r.tile_width);
+  const bool bf16_c = p.c_dtype == DType::BF16;
+  const std::string sum_type = fmt::format("memref<{}x{}xf32>", r.blockRows(), r.blockCols());
+  const std::string row_f32 = fmt::format("vector<{}xf32>", r.blockCols());
+  const std::string row_bf16 = fmt::format("vector<{}xbf16>", r.blockCols());
   const std::int64_t tiles = r.tiles();
+  const std::string carried = fmt::format("{}", fmt::join(std::vector<std::string>(tiles, c_tile), ", "));
   auto tile = [&](const char* prefix, std::int64_t i, std::int64_t j) {
     return fmt::format("%{}_{}{}{}", id, prefix, i, j);
   };
@@ -39,90 +68,141 @@ std::string regionLoops(const Problem& p, const TileRegion& r, int index, const 
       for (std::int64_t j = 0; j < r.tile_cols; ++j) pairs.push_back(tile(inner, i, j) + " = " + tile(outer, i, j));
     return fmt::format("{}", fmt::join(pairs, ", "));
   };
+  // Where tile (i, j) sits: in C, or in the block's f32 sum.
+  auto cTileAt = [&](std::int64_t i, std::int64_t j) { return fmt::format("%c[%{0}_m{1}, %{0}_n{2}]", id, i, j); };
+  auto sumTileAt = [&](std::int64_t i, std::int64_t j) { return fmt::format("%{0}_sum[%{0}_ti{1}_off, %{0}_tj{2}_off]", id, i, j);
+  };
 
   std::string s;
   s += fmt::format("    %{0}_m_begin = arith.constant {1} : index\n    %{0}_m_end = arith.constant {2} : index\n"
                    "    %{0}_m_step = arith.constant {3} : index\n",
-                   id, r.row_offset, r.row_offset + r.rows, r.tile_rows * kAmxTileRows);
+                   id, r.row_offset, r.row_offset + r.rows, r.blockRows());
   s += fmt::format("    %{0}_n_begin = arith.constant {1} : index\n    %{0}_n_end = arith.constant {2} : index\n"
                    "    %{0}_n_step = arith.constant {3} : index\n",
-                   id, r.col_offset, r.col_offset + r.cols, r.tile_cols * kAmxTileCols);
+                   id, r.col_offset, r.col_offset + r.cols, r.blockCols());
+  if (bf16_c) {
+    s += fmt::format("    %{0}_sum = memref.alloca() : {1}\n    %{0}_sum_rows = arith.constant {2} : index\n", id,
+                     sum_type, r.blockRows());
+  }
   s += fmt::format("    scf.for %{0}_m = %{0}_m_begin to %{0}_m_end step %{0}_m_step {{\n", id);
   s += fmt::format("      scf.for %{0}_n = %{0}_n_begin to %{0}_n_end step %{0}_n_step {{\n", id);
-  // Row and column offsets of each tile in the block.
   for (std::int64_t i = 0; i < r.tile_rows; ++i)
-    s += fmt::format("        %{0}_m{1} = arith.addi %{0}_m, %c{2} : index\n", id, i, i * kAmxTileRows);
+    s += fmt::format("        %{0}_m{1} = arith.addi %{0}_m, %{0}_ti{1}_off : index\n", id, i);
   for (std::int64_t j = 0; j < r.tile_cols; ++j)
-    s += fmt::format("        %{0}_n{1} = arith.addi %{0}_n, %c{2} : index\n"
+    s += fmt::format("        %{0}_n{1} = arith.addi %{0}_n, %{0}_tj{1}_off : index\n"
                      "        %{0}_bn{1} = arith.muli %{0}_n{1}, %c2 : index\n",
-                     id, j, j * kAmxTileCols);
+                     id, j);
+  if (bf16_c && p.accumulate)
+    s += fmt::format(
+        "        scf.for %{0}_in = %c0 to %{0}_sum_rows step %c1 {{\n"
+        "          %{0}_in_row = arith.addi %{0}_m, %{0}_in : index\n"
+        "          %{0}_in_c = vector.load %c[%{0}_in_row, %{0}_n] : {1}, {2}\n"
+        "          %{0}_in_f32 = arith.extf %{0}_in_c : {2} to {3}\n"
+        "          vector.store %{0}_in_f32, %{0}_sum[%{0}_in, %c0] : {4}, {3}\n"
+        "        }}\n",
+        id, memrefs.c, row_bf16, row_f32, sum_type);
   for (std::int64_t i = 0; i < r.tile_rows; ++i)
-    for (std::int64_t j = 0; j < r.tile_cols; ++j)
-      s += p.accumulate ? fmt::format("        {} = amx.tile_load %c[%{}_m{}, %{}_n{}] : {} into {}\n", tile("init", i, j),
-                                      id, i, id, j, c_type, kCTile)
-                        : fmt::format("        {} = amx.tile_zero : {}\n", tile("init", i, j), kCTile);
-  s += fmt::format("        %{}_sum:{} = scf.for %{}_b = %c0 to %batch step %c1 iter_args({}) -> ({}) {{\n", id, tiles,
-                   id, iterArgs("bacc", "init"), types);
+    for (std::int64_t j = 0; j < r.tile_cols; ++j) {
+      if (!p.accumulate)
+        s += fmt::format("        {} = amx.tile_zero : {}\n", tile("init", i, j), c_tile);
+      else
+        s += fmt::format("        {} = amx.tile_load {} : {} into {}\n", tile("init", i, j),
+                         bf16_c ? sumTileAt(i, j) : cTileAt(i, j), bf16_c ? sum_type : memrefs.c, c_tile);
+    }
+  s += fmt::format("        %{}_sum_b:{} = scf.for %{}_b = %c0 to %batch step %c1 iter_args({}) -> ({}) {{\n", id, tiles,
+                   id, iterArgs("bacc", "init"), carried);
   s += fmt::format("          %{}_ksum:{} = scf.for %{}_k = %c0 to %k_end step %c32 iter_args({}) -> ({}) {{\n", id,
-                   tiles, id, iterArgs("kacc", "bacc"), types);
+                   tiles, id, iterArgs("kacc", "bacc"), carried);
   s += fmt::format("            %{0}_kpair = arith.divui %{0}_k, %c2 : index\n", id);
   for (std::int64_t i = 0; i < r.tile_rows; ++i)
     s += fmt::format("            %{0}_a{1} = amx.tile_load %a[%{0}_b, %{0}_m{1}, %{0}_k] : {2} into {3}\n", id, i,
-                     a_type, kInTile);
+                     memrefs.a, a_tile);
   for (std::int64_t j = 0; j < r.tile_cols; ++j)
     s += fmt::format("            %{0}_b{1} = amx.tile_load %b[%{0}_b, %{0}_kpair, %{0}_bn{1}] : {2} into {3}\n", id,
-                     j, b_type, kInTile);
+                     j, memrefs.b, b_tile);
   for (std::int64_t i = 0; i < r.tile_rows; ++i)
     for (std::int64_t j = 0; j < r.tile_cols; ++j)
       s += fmt::format("            {} = amx.tile_mulf %{}_a{}, %{}_b{}, {} : {}, {}, {}\n", tile("prod", i, j), id, i,
-                       id, j, tile("kacc", i, j), kInTile, kInTile, kCTile);
-  s += fmt::format("            scf.yield {} : {}\n          }}\n", tileList("prod"), types);
+                       id, j, tile("kacc", i, j), a_tile, b_tile, c_tile);
+  s += fmt::format("            scf.yield {} : {}\n          }}\n", tileList("prod"), carried);
   std::vector<std::string> k_results;
   for (std::int64_t t = 0; t < tiles; ++t) k_results.push_back(fmt::format("%{}_ksum#{}", id, t));
-  s += fmt::format("          scf.yield {} : {}\n        }}\n", fmt::join(k_results, ", "), types);
+  s += fmt::format("          scf.yield {} : {}\n        }}\n", fmt::join(k_results, ", "), carried);
   for (std::int64_t i = 0; i < r.tile_rows; ++i)
     for (std::int64_t j = 0; j < r.tile_cols; ++j)
-      s += fmt::format("        amx.tile_store %c[%{0}_m{1}, %{0}_n{2}], %{0}_sum#{3} : {4}, {5}\n", id, i, j,
-                       i * r.tile_cols + j, c_type, kCTile);
+      s += fmt::format("        amx.tile_store {}, %{}_sum_b#{} : {}, {}\n", bf16_c ? sumTileAt(i, j) : cTileAt(i, j),
+                       id, i * r.tile_cols + j, bf16_c ? sum_type : memrefs.c, c_tile);
+  if (bf16_c)
+    s += fmt::format(
+        "        scf.for %{0}_out = %c0 to %{0}_sum_rows step %c1 {{\n"
+        "          %{0}_out_row = arith.addi %{0}_m, %{0}_out : index\n"
+        "          %{0}_out_f32 = vector.load %{0}_sum[%{0}_out, %c0] : {4}, {3}\n"
+        "          %{0}_out_c = arith.truncf %{0}_out_f32 : {3} to {2}\n"
+        "          vector.store %{0}_out_c, %c[%{0}_out_row, %{0}_n] : {1}, {2}\n"
+        "        }}\n",
+        id, memrefs.c, row_bf16, row_f32, sum_type);
   s += "      }\n    }\n";
-  return s;
+  // Tile offsets inside a block, as constants ahead of the loops.
+  std::string offsets;
+  for (std::int64_t i = 0; i < r.tile_rows; ++i)
+    offsets += fmt::format("    %{}_ti{}_off = arith.constant {} : index\n", id, i, i * r.tile_height);
+  for (std::int64_t j = 0; j < r.tile_cols; ++j)
+    offsets += fmt::format("    %{}_tj{}_off = arith.constant {} : index\n", id, j, j * r.tile_width);
+  return offsets + s;
+}
+
+std::string functionHeader(const std::string& name, const PayloadTypes& memrefs, const std::string& attributes) {
+  return fmt::format("  func.func @{}(%a: {}, %b: {}, %c: {}){} {{\n", name, memrefs.a, memrefs.b, memrefs.c, attributes);
+}
+
+std::string tileFunctionName(const TileRegion& r) {
+  return fmt::format("nk_tiles_{}x{}", r.tile_height, r.tile_width);
 }
 
 }  // namespace
 
 std::vector<TileRegion> planTileRegions(const Problem& p, std::int64_t block_m, std::int64_t block_n) {
-  const std::int64_t full_m = p.m / block_m * block_m, full_n = p.n / block_n * block_n;
-  const std::int64_t rows[] = {full_m, p.m - full_m}, cols[] = {full_n, p.n - full_n};
-  const std::int64_t tile_rows[] = {block_m / kAmxTileRows, 1}, tile_cols[] = {block_n / kAmxTileCols, 1};
   std::vector<TileRegion> regions;
-  for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 2; ++j)
-      if (rows[i] > 0 && cols[j] > 0)
-        regions.push_back({.row_offset = i ? full_m : 0, .rows = rows[i], .col_offset = j ? full_n : 0,
-                           .cols = cols[j], .tile_rows = i ? rows[i] / kAmxTileRows : tile_rows[0],
-                           .tile_cols = j ? cols[j] / kAmxTileCols : tile_cols[0]});
+  for (const Band& rows : bandsOf(p.m, block_m, kAmxTileRows))
+    for (const Band& cols : bandsOf(p.n, block_n, kAmxTileCols))
+      regions.push_back({.row_offset = rows.offset, .rows = rows.extent, .col_offset = cols.offset,
+                         .cols = cols.extent, .tile_rows = rows.tiles, .tile_cols = cols.tiles,
+                         .tile_height = rows.tile_extent, .tile_width = cols.tile_extent});
   return regions;
 }
 
 std::optional<std::string> amxTileUnsupported(const Problem& p) {
   if (p.dtype != DType::BF16) return fmt::format("amx: the tile kernels are bf16 only, not {}", toString(p.dtype));
-  if (p.c_dtype != DType::F32) return "amx: the tile kernels write an f32 C (a bf16 C is not supported yet)";
-  if (p.m % kAmxTileRows != 0 || p.n % kAmxTileCols != 0 || p.k % kAmxTileK != 0)
-    return fmt::format("amx: the tile kernels need M and N multiples of {} and K a multiple of {} ({}x{}x{})",
-                       kAmxTileRows, kAmxTileK, p.m, p.n, p.k);
+  if (p.k % kAmxTileK != 0)
+    return fmt::format("amx: the tile kernel's K must be a multiple of {} (operands are padded to it), not {}",
+                       kAmxTileK, p.k);
   return std::nullopt;
 }
 
 std::string buildAmxPayload(const Problem& p, const std::vector<TileRegion>& regions) {
-  std::string s = fmt::format(
-      "  func.func @nk_brgemm(%a: memref<{0}x{1}x{2}xbf16>, %b: memref<{0}x{3}x{4}xbf16>, %c: memref<{1}x{5}xf32>) {{\n"
-      "    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n"
-      "    %c2 = arith.constant 2 : index\n    %c16 = arith.constant 16 : index\n"
-      "    %c32 = arith.constant 32 : index\n    %batch = arith.constant {0} : index\n"
-      "    %k_end = arith.constant {2} : index\n",
-      p.batch, p.m, p.k, p.k / 2, 2 * p.n, p.n);
-  for (std::size_t i = 0; i < regions.size(); ++i)
-    s += regionLoops(p, regions[i], static_cast<int>(i), repeatJoined(regions[i].tiles(), kCTile));
+  const PayloadTypes memrefs = payloadTypes(p);
+  // Regions grouped by tile shape, in order of first appearance: one function each.
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> groups;
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    const std::string name = tileFunctionName(regions[i]);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& group) { return group.first == name; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {name, {}});
+    it->second.push_back(i);
+  }
+  std::string s;
+  for (const auto& [name, members] : groups) {
+    s += functionHeader(name, memrefs, " attributes {passthrough = [\"noinline\"]}");
+    s += fmt::format(
+        "    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n"
+        "    %c2 = arith.constant 2 : index\n    %c32 = arith.constant 32 : index\n"
+        "    %batch = arith.constant {} : index\n    %k_end = arith.constant {} : index\n",
+        p.batch, p.k);
+    for (std::size_t i : members) s += regionLoops(p, regions[i], static_cast<int>(i));
+    s += "    return\n  }\n";
+  }
+  s += functionHeader("nk_brgemm", memrefs, "");
+  for (const auto& group : groups)
+    s += fmt::format("    func.call @{}(%a, %b, %c) : ({}) -> ()\n", group.first, memrefs.signature());
   s += "    return\n  }\n";
   return s;
 }
@@ -130,7 +210,7 @@ std::string buildAmxPayload(const Problem& p, const std::vector<TileRegion>& reg
 std::string describeTileBlocks(const std::vector<TileRegion>& regions) {
   std::vector<std::string> blocks;
   for (const TileRegion& r : regions) {
-    std::string block = fmt::format("{}x{}", r.tile_rows * kAmxTileRows, r.tile_cols * kAmxTileCols);
+    std::string block = fmt::format("{}x{}", r.blockRows(), r.blockCols());
     if (std::find(blocks.begin(), blocks.end(), block) == blocks.end()) blocks.push_back(block);
   }
   return fmt::format("{}", fmt::join(blocks, "+"));

@@ -24,8 +24,12 @@ GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule) {
 
 Problem kernelProblemFor(const Problem& problem, const Schedule& schedule) {
   if (problem.kind == OpKind::Gemm) return blockProblemOf(problem, gemmBlockingFor(problem, schedule));
-  if (schedule.nanokernel != NanokernelKind::Bf16Dot) return problem;
   Problem pairs = problem;
+  if (schedule.nanokernel == NanokernelKind::AmxTile) {
+    pairs.k = roundUp(problem.k, kAmxTileK);
+    return pairs;
+  }
+  if (schedule.nanokernel != NanokernelKind::Bf16Dot) return problem;
   pairs.k = vnniPaddedK(problem.k);
   pairs.n = dotPaddedN(problem.n);
   return pairs;

@@ -16,9 +16,9 @@ inline std::int64_t dotPaddedN(std::int64_t n) { return (n + 3) / 4 * 4; }
 // The blocks a GEMM is cut into, each one call of the schedule's block kernel.
 GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule);
 
-// A GEMM's block kernel (whole AMX tiles on the tile route); on the bf16
-// dot-product route a BRGEMM with K made even and N padded to 4; otherwise the
-// problem itself.
+// A GEMM's block kernel (whole AMX tiles on the tile route); a BRGEMM with K
+// padded to whole tile steps on the tile route, or with K made even and N padded
+// to 4 on the bf16 dot-product route; otherwise the problem itself.
 Problem kernelProblemFor(const Problem& problem, const Schedule& schedule);
 
 }  // namespace nkbench::mlir_backend

@@ -50,21 +50,23 @@ class BrgemmKernel final : public Kernel {
   KernelInfo info_;
 };
 
-// bf16: B is packed into VNNI pairs (and A given an even K) before the dot-product
-// kernel runs; the packing is timed apart, as the libraries' is. An N that is not
-// a multiple of 4 is padded with zero columns of B (see dotPaddedN), and C (CElement: f32 or bf16) goes through an N-padded copy inside compute().
+// bf16: B is packed into VNNI pairs and A given the kernel's K (even, or whole
+// tile steps on the AMX route; the extra columns and pairs are zero) before the
+// kernel runs; the packing is timed apart, as the libraries' is. On the
+// dot-product route an N that is not a multiple of 4 is padded with zero columns
+// of B (see dotPaddedN), and C (CElement: f32 or bf16) goes through an N-padded
+// copy inside compute().
 template <class CElement>
 class Bf16BrgemmKernel final : public Kernel {
  public:
-  Bf16BrgemmKernel(std::shared_ptr<CompiledKernel> compiled, const Problem& problem, Operands operands,
-                   KernelInfo info)
-      : compiled_(std::move(compiled)), problem_(problem), n_(mlir_backend::dotPaddedN(problem.n)), operands_(operands),
-        info_(std::move(info)) {
+  Bf16BrgemmKernel(std::shared_ptr<CompiledKernel> compiled, const Problem& problem, const Problem& kernel_problem,
+                   Operands operands, KernelInfo info)
+      : compiled_(std::move(compiled)), problem_(problem), k_(kernel_problem.k), n_(kernel_problem.n),
+        operands_(operands), info_(std::move(info)) {
     if (n_ != problem_.n) c_padded_.assign(static_cast<std::size_t>(problem_.m * n_), CElement{});
   }
   void pack() override {
-    if (problem_.k % 2 != 0)
-      padAToVnniKBatched(operands_.aAs<BFloat16>(), problem_.batch, problem_.m, problem_.k, a_pairs_);
+    if (k_ != problem_.k) padAToKBatched(operands_.aAs<BFloat16>(), problem_.batch, problem_.m, problem_.k, k_, a_pairs_);
     const BFloat16* b = operands_.bAs<BFloat16>();
     if (n_ != problem_.n) {
       b_wide_.assign(static_cast<std::size_t>(problem_.batch * problem_.k * n_), BFloat16{});
@@ -72,10 +74,10 @@ class Bf16BrgemmKernel final : public Kernel {
         std::copy(b + row * problem_.n, b + (row + 1) * problem_.n, b_wide_.data() + row * n_);
       b = b_wide_.data();
     }
-    packBVnniBatched(b, problem_.batch, problem_.k, n_, b_vnni_);
+    packBVnniBatched(b, problem_.batch, problem_.k, n_, k_, b_vnni_);
   }
   void compute() override {
-    const void* a = problem_.k % 2 != 0 ? static_cast<const void*>(a_pairs_.data()) : operands_.a;
+    const void* a = k_ != problem_.k ? static_cast<const void*>(a_pairs_.data()) : operands_.a;
     CElement* c = operands_.cAs<CElement>();
     if (n_ == problem_.n) {
       compiled_->function()(a, b_vnni_.data(), c);
@@ -93,7 +95,7 @@ class Bf16BrgemmKernel final : public Kernel {
  private:
   std::shared_ptr<CompiledKernel> compiled_;
   Problem problem_;
-  std::int64_t n_;  // N as the kernel sees it
+  std::int64_t k_, n_;  // K and N as the kernel sees them
   Operands operands_;
   KernelInfo info_;
   BFloat16Buffer a_pairs_, b_wide_, b_vnni_;
@@ -138,10 +140,11 @@ class MlirBackend final : public Backend {
     } catch (const Error& error) {
       return error.what();
     }
-    // GEMM blocks always fit; N as a dot-product kernel may pad it.
+    // GEMM blocks always fit; N as a dot-product kernel may pad it; the tile
+    // kernels sum one C block at a time.
     const std::int64_t sum_bytes = problem.m * mlir_backend::dotPaddedN(problem.n) * std::int64_t{sizeof(float)};
     if (problem.c_dtype == DType::BF16 && problem.kind == OpKind::Brgemm &&
-        sum_bytes > mlir_backend::kMaxBf16CSumBytes)
+        schedule->nanokernel != NanokernelKind::AmxTile && sum_bytes > mlir_backend::kMaxBf16CSumBytes)
       return fmt::format("mlir: the f32 sum of a bf16 C is kept on the kernel's stack, at most {} KiB; M x N needs {} KiB",
                          mlir_backend::kMaxBf16CSumBytes / 1024, sum_bytes / 1024);
     switch (schedule->nanokernel) {
@@ -194,9 +197,12 @@ class MlirBackend final : public Backend {
     const Problem pairs = mlir_backend::kernelProblemFor(problem, schedule);
     auto compiled = compileCached(pairs, schedule);
     KernelInfo info = describe(*compiled, schedule, config_.isa, target(), problem.c_dtype);
-    info.packing = fmt::format("B -> VNNI pairs{}{}", problem.k % 2 != 0 ? ", A -> even K" : "",
+    const std::string a_padding = pairs.k == problem.k       ? ""
+                                  : pairs.k == problem.k + 1 ? ", A -> even K"
+                                                             : fmt::format(", A and B -> K padded to {}", pairs.k);
+    info.packing = fmt::format("B -> VNNI pairs{}{}", a_padding,
                                pairs.n != problem.n ? ", N padded to 4 (C through a padded copy)" : "");
-    return std::make_unique<Bf16BrgemmKernel<CElement>>(compiled, problem, operands, std::move(info));
+    return std::make_unique<Bf16BrgemmKernel<CElement>>(compiled, problem, pairs, operands, std::move(info));
   }
 
   // GEMM over blocks: plain (f32, or bf16 for the widening kernels) or with B in VNNI pairs.

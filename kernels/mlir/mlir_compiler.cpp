@@ -288,16 +288,7 @@ MlirCompiler::Lowered MlirCompiler::lower(const Problem& p, const Schedule& sche
     if (mlir::failed(mlir::applyPatternsGreedily(*module, std::move(patterns))))
       throw fail("flattening vector transfers");
   }
-  // Rounding to bf16 without avx512-bf16: LLVM would call a library function per
-  // element, so it becomes integer arithmetic here: round to nearest even, equal
-  // to toBFloat16 on every non-NaN value, denormals included (a NaN becomes +qNaN).
-  // Under AVX2, LLVM scalarises the expansion's NaN select on bf16 vectors.
-  if (p.c_dtype == DType::BF16 && !impl_->native_bf16_rounding) {
-    mlir::RewritePatternSet patterns(&context);
-    mlir::arith::populateExpandBFloat16Patterns(patterns);
-    if (mlir::failed(mlir::applyPatternsGreedily(*module, std::move(patterns))))
-      throw fail("expanding the bf16 rounding");
-  }
+  expandBf16RoundingIfNeeded(*module, p, fail);
   runPipeline(*module, kToLlvmPipeline, "lowering to LLVM", fail);
   const OpCounts lowered = countOps(*module);
   // A kernel calls nothing: a call would be a heap allocation on every invocation.
@@ -325,6 +316,7 @@ MlirCompiler::Lowered MlirCompiler::lowerAmx(const Problem& p, const Schedule& s
   const bool emulated = impl_->isa == Isa::AmxEmulated;
   if (emulated && mlir::failed(emulateAmxTiles(*result.module))) throw fail("emulating the amx tiles");
   if (stages) stages->scheduled = printOp(*result.module);
+  expandBf16RoundingIfNeeded(*result.module, p, fail);
   // Emulated, the tiles are vectors: the ordinary vector route lowers them.
   runPipeline(*result.module, emulated ? kToLlvmPipeline : kAmxToLlvmPipeline, "lowering the amx payload to LLVM",
               fail);
@@ -336,6 +328,17 @@ MlirCompiler::Lowered MlirCompiler::lowerAmx(const Problem& p, const Schedule& s
                              : checkAmxTiles(tile_products, payload_ops, lowered);
   result.register_blocks = describeTileBlocks(regions);
   return result;
+}
+
+// Rounding to bf16 without avx512-bf16: LLVM would call a library function per
+// element, so it becomes integer arithmetic here: round to nearest even, equal
+// to toBFloat16 on every non-NaN value, denormals included (a NaN becomes +qNaN).
+// Under AVX2, LLVM scalarises the expansion's NaN select on bf16 vectors.
+void MlirCompiler::expandBf16RoundingIfNeeded(mlir::ModuleOp module, const Problem& p, const FailureReporter& fail) {
+  if (p.c_dtype != DType::BF16 || impl_->native_bf16_rounding) return;
+  mlir::RewritePatternSet patterns(&impl_->context);
+  mlir::arith::populateExpandBFloat16Patterns(patterns);
+  if (mlir::failed(mlir::applyPatternsGreedily(module, std::move(patterns)))) throw fail("expanding the bf16 rounding");
 }
 
 void MlirCompiler::runPipeline(mlir::ModuleOp module, const char* pipeline, const std::string& stage,

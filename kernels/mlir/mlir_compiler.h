@@ -74,6 +74,7 @@ class MlirCompiler {
                    const FailureReporter& fail);
   void runPipeline(mlir::ModuleOp module, const char* pipeline, const std::string& stage,
                    const FailureReporter& fail);
+  void expandBf16RoundingIfNeeded(mlir::ModuleOp module, const Problem& brgemm, const FailureReporter& fail);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -29,15 +29,28 @@ TEST_P(AmxEmulation, MatchesTheReferenceExactly) {
   EXPECT_EQ(outcome.info.caveat, "emulated AMX: the timing is not AMX performance");
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, AmxEmulation,
-                         ::testing::Values(test::asBf16(test::brgemm(32, 32, 64, 4, false)),
-                                           test::asBf16(test::brgemm(64, 64, 64, 2, false)),
-                                           test::asBf16(test::brgemm(64, 64, 64, 2, true)),
-                                           test::asBf16(test::brgemm(48, 16, 32, 3, false))),  // 16-wide edges
-                         [](const testing::TestParamInfo<Problem>& param) {
-                           const Problem& p = param.param;
-                           return fmt::format("m{}n{}k{}b{}beta{}", p.m, p.n, p.k, p.batch, p.accumulate ? 1 : 0);
-                         });
+// On the tile grid, and off it: M and N remainders (tiles of fewer rows and
+// columns), K padded to whole tile steps (odd K included), bf16 C under beta 0
+// and 1, GEMMs (block kernels over padded blocks).
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, AmxEmulation,
+    ::testing::Values(test::asBf16(test::brgemm(32, 32, 64, 4, false)), test::asBf16(test::brgemm(64, 64, 64, 2, false)),
+                      test::asBf16(test::brgemm(64, 64, 64, 2, true)),
+                      test::asBf16(test::brgemm(48, 16, 32, 3, false)),    // 16-wide edges
+                      test::asBf16(test::brgemm(33, 32, 64, 2, false)),    // one row past the grid
+                      test::asBf16(test::brgemm(32, 47, 64, 1, true)),     // 15 columns past it
+                      test::asBf16(test::brgemm(7, 33, 5, 1, true)),       // all three off, odd K
+                      test::asBf16(test::brgemm(100, 37, 129, 3, false)),  // every band, K one past 4 steps
+                      test::asBf16(test::brgemm(1, 1, 1, 1, false)),
+                      test::asBf16(test::brgemm(32, 32, 64, 4, false), DType::BF16),
+                      test::asBf16(test::brgemm(50, 70, 40, 2, true), DType::BF16),
+                      test::asBf16(test::brgemm(17, 3, 31, 2, false), DType::BF16),
+                      test::asBf16(test::gemm(100, 37, 129)), test::asBf16(test::gemm(64, 48, 96), DType::BF16)),
+    [](const testing::TestParamInfo<Problem>& param) {
+      const Problem& p = param.param;
+      return fmt::format("{}_m{}n{}k{}b{}beta{}{}", toString(p.kind), p.m, p.n, p.k, p.batch, p.accumulate ? 1 : 0,
+                         p.c_dtype == DType::BF16 ? "_cbf16" : "");
+    });
 
 // tdpbf16ps's order, where rounding tells it apart: C[0][0] sums pair 0 (odd 2^24,
 // even 1), then pair 1 (odd 1, even -2^24). Odd first per pair gives 0: 2^24 + 1
@@ -57,12 +70,11 @@ TEST(AmxEmulationOrder, EachPairAddsItsOddProductFirst) {
   EXPECT_EQ(c[1], 0.0f);
 }
 
-// Off the tile grid, emulation skips as AMX does.
-TEST(AmxEmulationShapes, OffGridShapesAreSkippedWithTheAmxReason) {
+// A bf16 C is summed per block: no stack limit on M x N, unlike the dot route.
+TEST(AmxEmulationShapes, LargeBf16CIsNotLimitedByTheStack) {
   const std::unique_ptr<Backend> backend = makeMlirBackend(test::hostConfig(Isa::AmxEmulated));
-  EXPECT_NE(
-      backend->unsupportedReason(test::asBf16(test::brgemm(33, 32, 64, 1, false))).value_or("").find("multiples of 16"),
-      std::string::npos);
+  EXPECT_EQ(backend->unsupportedReason(test::asBf16(test::brgemm(1024, 1024, 64, 1, false), DType::BF16)),
+            std::nullopt);
 }
 
 }  // namespace

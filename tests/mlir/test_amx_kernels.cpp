@@ -13,6 +13,7 @@
 #include "harness/core/isa.h"
 #include "harness/host/cache_info.h"
 #include "kernels/mlir/amx_payload_ir.h"
+#include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_compiler.h"
 #include "tests/support/test_problems.h"
 
@@ -55,6 +56,25 @@ std::vector<AsmLine> parseAsm(const std::string& text) {
     lines.push_back(line);
   }
   return lines;
+}
+
+// The assembly of each function, by name: from its label to the next function's.
+std::map<std::string, std::string> functionsOf(const std::string& assembly) {
+  std::map<std::string, std::string> functions;
+  std::istringstream in(assembly);
+  std::string* current = nullptr;
+  for (std::string line; std::getline(in, line);) {
+    const bool label = !line.empty() && line.back() == ':' && line[0] != '.' && line[0] != '\t' && line[0] != ' ';
+    if (label) current = &functions[line.substr(0, line.size() - 1)];
+    if (current) *current += line + "\n";
+  }
+  return functions;
+}
+
+std::int64_t occurrences(const std::string& text, const std::string& word) {
+  std::int64_t count = 0;
+  for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++count;
+  return count;
 }
 
 // A loop as its lines [head, latch]: a jump back to a label above it closes it.
@@ -102,7 +122,8 @@ bool storesToC(const AsmLine& line) {  // not a spill through the stack pointer
 //    tdpbf16ps; the reduction is the outermost loop around L (or L itself) that
 //    initialises no accumulator (tilezero, or tileloadd into one): a loop that
 //    does is the loop over C blocks;
-//  - unrolled (no loop holds tdpbf16ps): from after the last accumulator
+//  - unrolled (no loop holds tdpbf16ps, or the innermost one that does is a
+//    loop over C blocks, with the reduction unrolled in it): from after the last accumulator
 //    initialisation before the first tdpbf16ps to the last tdpbf16ps before the
 //    first store to C.
 struct Reduction {
@@ -118,7 +139,7 @@ Reduction findReduction(const std::vector<AsmLine>& lines, std::vector<Loop> loo
   std::sort(loops.begin(), loops.end(), [](const Loop& a, const Loop& b) { return a.latch - a.head < b.latch - b.head; });
   const auto inner = std::find_if(loops.begin(), loops.end(),
                                   [&](const Loop& loop) { return countIn(lines, loop, "tdpbf16ps") > 0; });
-  if (inner != loops.end()) {
+  if (inner != loops.end() && !initialisesIn(*inner)) {
     Loop nest = *inner;
     for (const Loop& loop : loops)
       if (loop.contains(nest) && !initialisesIn(loop)) nest = loop;
@@ -139,12 +160,14 @@ std::string firstOperand(const AsmLine& line) {
   return reg;
 }
 
-// What the AMX schedule promises, read off the assembly: the 4 tdpbf16ps
-// accumulators (the C tiles) are neither loaded, zeroed nor stored during the
-// reduction; each K step in it is 4 tile loads (2 A + 2 B) then exactly 4
-// tdpbf16ps; the first 4 stores to C come after the reduction, one per accumulator.
-// Returns whether the reduction was a loop.
-bool expectTileKernelStructure(const std::string& assembly) {
+// What the AMX schedule promises, read off the assembly of a function whose
+// first C block has tile_rows x tile_cols tiles (2 x 2 for the 32x32 blocks): its
+// tdpbf16ps accumulators (the C tiles) are neither loaded, zeroed nor stored
+// during the reduction; each K step in it is tile_rows + tile_cols tile loads (A
+// and B) then exactly one tdpbf16ps per C tile; the first stores after the
+// reduction are one per accumulator. Returns whether the reduction was a loop.
+bool expectTileKernelStructure(const std::string& assembly, std::int64_t tile_rows = 2, std::int64_t tile_cols = 2) {
+  const std::int64_t c_tiles = tile_rows * tile_cols, loads_per_step = tile_rows + tile_cols;
   for (const char* mnemonic : {"ldtilecfg", "tileloadd", "tdpbf16ps", "tilestored", "tilerelease"})
     EXPECT_NE(assembly.find(mnemonic), std::string::npos) << mnemonic;
   const std::vector<AsmLine> lines = parseAsm(assembly);
@@ -153,7 +176,7 @@ bool expectTileKernelStructure(const std::string& assembly) {
     if (line.mnemonic == "tdpbf16ps" &&
         std::find(accumulators.begin(), accumulators.end(), destination(line)) == accumulators.end())
       accumulators.push_back(destination(line));
-  EXPECT_EQ(accumulators.size(), 4u) << assembly;
+  EXPECT_EQ(std::int64_t(accumulators.size()), c_tiles) << assembly;
   const auto initialisesAccumulator = [&](const AsmLine& line) {
     return (line.mnemonic == "tilezero" || line.mnemonic == "tileloadd") &&
            std::find(accumulators.begin(), accumulators.end(), destination(line)) != accumulators.end();
@@ -167,8 +190,8 @@ bool expectTileKernelStructure(const std::string& assembly) {
     EXPECT_NE(lines[i].mnemonic, "tilestored") << "tile stored in the reduction, line " << i << "\n" << assembly;
     if (lines[i].mnemonic == "tileloadd") {
       if (products > 0) {  // a new K step begins: the last one must be complete
-        EXPECT_EQ(loads, 4) << "K step " << steps << "\n" << assembly;
-        EXPECT_EQ(products, 4) << "K step " << steps << "\n" << assembly;
+        EXPECT_EQ(loads, loads_per_step) << "K step " << steps << "\n" << assembly;
+        EXPECT_EQ(products, c_tiles) << "K step " << steps << "\n" << assembly;
         loads = products = 0;
         ++steps;
       }
@@ -176,11 +199,11 @@ bool expectTileKernelStructure(const std::string& assembly) {
     }
     if (lines[i].mnemonic == "tdpbf16ps") ++products;
   }
-  EXPECT_EQ(loads, 4) << assembly;
-  EXPECT_EQ(products, 4) << assembly;
+  EXPECT_EQ(loads, loads_per_step) << assembly;
+  EXPECT_EQ(products, c_tiles) << assembly;
 
   std::vector<std::string> stored;
-  for (std::size_t i = r.latch + 1; i < lines.size() && stored.size() < 4; ++i)
+  for (std::size_t i = r.latch + 1; i < lines.size() && std::int64_t(stored.size()) < c_tiles; ++i)
     if (storesToC(lines[i])) stored.push_back(firstOperand(lines[i]));
   std::sort(stored.begin(), stored.end());
   std::sort(accumulators.begin(), accumulators.end());
@@ -218,15 +241,77 @@ TEST(AmxKernels, TileRegionsCoverSixteenWideEdges) {
   const std::vector<TileRegion> regions = planTileRegions(bf16Brgemm(48, 80, 32, 1, false), 32, 32);
   ASSERT_EQ(regions.size(), 4u);
   EXPECT_EQ(describeTileBlocks(regions), "32x32+32x16+16x32+16x16");
-  std::int64_t area = 0;
-  for (const TileRegion& r : regions) area += r.rows * r.cols;
-  EXPECT_EQ(area, 48 * 80);
 }
 
-TEST(AmxKernels, ShapesOffTheTileGridAreSkippedWithTheReason) {
-  EXPECT_EQ(amxTileUnsupported(bf16Brgemm(32, 32, 64, 1, false)), std::nullopt);
-  EXPECT_NE(amxTileUnsupported(bf16Brgemm(33, 32, 64, 1, false)).value_or("").find("multiples of 16"),
-            std::string::npos);
+TEST(AmxKernels, TileRegionsTakeRemaindersWithNarrowerTiles) {
+  EXPECT_EQ(describeTileBlocks(planTileRegions(bf16Brgemm(100, 37, 32, 1, false), 32, 32)), "32x32+32x5+4x32+4x5");
+  EXPECT_EQ(describeTileBlocks(planTileRegions(bf16Brgemm(7, 3, 32, 1, false), 32, 32)), "7x3");
+  EXPECT_EQ(describeTileBlocks(planTileRegions(bf16Brgemm(50, 70, 32, 1, false), 32, 32)),
+            "32x32+32x6+16x32+16x6+2x32+2x6");
+}
+
+// Every shape: the regions tile C exactly once, in whole blocks, each tile
+// within AMX's 16 rows x 16 f32 columns and each block within the schedule's.
+TEST(AmxKernels, TileRegionsCoverEveryShapeExactlyOnce) {
+  for (std::int64_t m = 1; m <= 70; ++m)
+    for (std::int64_t n = 1; n <= 70; ++n) {
+      std::vector<int> covered(static_cast<std::size_t>(m * n), 0);
+      for (const TileRegion& r : planTileRegions(bf16Brgemm(m, n, 32, 1, false), 32, 32)) {
+        ASSERT_TRUE(r.tile_height >= 1 && r.tile_height <= kAmxTileRows && r.tile_width >= 1 &&
+                    r.tile_width <= kAmxTileCols)
+            << m << "x" << n;
+        ASSERT_TRUE(r.blockRows() <= 32 && r.blockCols() <= 32) << m << "x" << n;
+        ASSERT_TRUE(r.rows % r.blockRows() == 0 && r.cols % r.blockCols() == 0) << m << "x" << n;
+        for (std::int64_t i = r.row_offset; i < r.row_offset + r.rows; ++i)
+          for (std::int64_t j = r.col_offset; j < r.col_offset + r.cols; ++j) ++covered[i * n + j];
+      }
+      ASSERT_TRUE(std::all_of(covered.begin(), covered.end(), [](int c) { return c == 1; })) << m << "x" << n;
+    }
+}
+
+// Off the grid: one function per tile shape, each configuring its own tiles
+// (one configuration holds one shape per tile register; in one function LLVM
+// runs out of tile registers), all called by nk_brgemm; each keeps its C tiles
+// in registers across the reduction.
+TEST(AmxKernels, RemainderShapesGetOneTileFunctionPerShape) {
+  const CompilationStages stages = compileForSapphireRapids(bf16Brgemm(100, 37, 128, 3, true));
+  const std::map<std::string, std::string> functions = functionsOf(stages.assembly);
+  const std::map<std::string, std::pair<int, int>> tile_blocks = {
+      {"nk_tiles_16x16", {2, 2}}, {"nk_tiles_16x5", {2, 1}}, {"nk_tiles_4x16", {1, 2}}, {"nk_tiles_4x5", {1, 1}}};
+  for (const auto& [name, block] : tile_blocks) {
+    ASSERT_TRUE(functions.count(name)) << name << "\n" << stages.assembly;
+    const std::string& body = functions.at(name);
+    EXPECT_EQ(occurrences(body, "ldtilecfg"), 1) << body;
+    expectTileKernelStructure(body, block.first, block.second);
+  }
+  ASSERT_TRUE(functions.count("nk_brgemm"));
+  EXPECT_EQ(occurrences(functions.at("nk_brgemm"), "tdpbf16ps"), 0);
+  for (const auto& [name, block] : tile_blocks)
+    EXPECT_EQ(occurrences(stages.payload, "func.call @" + name + "("), 1) << name;
+}
+
+// A bf16 C: each block's f32 tiles go through an f32 copy of the block, rounded
+// into C once per block with vcvtneps2bf16, never inside the reduction.
+TEST(AmxKernels, Bf16CIsRoundedOncePerBlockAfterTheReduction) {
+  Problem p = bf16Brgemm(64, 64, 64, 4, true);
+  p.c_dtype = DType::BF16;
+  const CompilationStages stages = compileForSapphireRapids(p);
+  expectTileKernelStructure(stages.assembly);
+  EXPECT_NE(stages.assembly.find("vcvtneps2bf16"), std::string::npos);
+  EXPECT_EQ(occurrences(stages.payload, "arith.truncf"), 1);
+  EXPECT_EQ(occurrences(stages.payload, "arith.extf"), 1);  // beta 1: C widened into the block's sum
+}
+
+TEST(AmxKernels, KernelProblemPadsKToWholeTileSteps) {
+  const Schedule& amx = selectSchedule(Isa::Amx, DType::BF16);
+  EXPECT_EQ(kernelProblemFor(bf16Brgemm(7, 33, 5, 1, false), amx).k, 32);
+  EXPECT_EQ(kernelProblemFor(bf16Brgemm(7, 33, 64, 1, false), amx).k, 64);
+  EXPECT_EQ(kernelProblemFor(bf16Brgemm(7, 33, 65, 1, false), amx).k, 96);
+  EXPECT_EQ(kernelProblemFor(bf16Brgemm(7, 33, 65, 1, false), amx).n, 33);  // N is not padded: narrower tiles
+}
+
+TEST(AmxKernels, UnsupportedProblemsAreNamed) {
+  EXPECT_EQ(amxTileUnsupported(bf16Brgemm(33, 17, 64, 1, false)), std::nullopt);
   EXPECT_NE(amxTileUnsupported(bf16Brgemm(32, 32, 48, 1, false)).value_or("").find("multiple of 32"),
             std::string::npos);
   EXPECT_NE(amxTileUnsupported(test::makeProblem(32, 32, 64, 1, false)).value_or("").find("bf16 only"),

@@ -168,6 +168,32 @@ TYPED_TEST(VnniPacking, BatchedAPaddingPadsEveryRowOfEveryMatrix) {
                                            10, 11, 12, 0, 13, 14, 15, 0, 16, 17, 18, 0}));
 }
 
+// AMX tiles take K in steps of 32: A and B padded past K with zeros, stale contents overwritten.
+TYPED_TEST(VnniPacking, PaddingToAChosenKFillsZerosPastK) {
+  const std::int64_t batch = 2, m = 2, k = 3, n = 2, padded_k = 6;
+  const auto a = fromFloats<TypeParam>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  VnniBuffer<TypeParam> padded = staleBuffer<TypeParam>();
+  padAToKBatched(a.data(), batch, m, k, padded_k, padded);
+  EXPECT_EQ(padded, fromFloats<TypeParam>({1, 2, 3, 0, 0, 0, 4, 5, 6, 0, 0, 0,  //
+                                           7, 8, 9, 0, 0, 0, 10, 11, 12, 0, 0, 0}));
+  const auto b = fromFloats<TypeParam>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});  // 2 x (3 x 2)
+  VnniBuffer<TypeParam> packed = staleBuffer<TypeParam>();
+  packBVnniBatched(b.data(), batch, k, n, padded_k, packed);
+  // Per matrix [3 pairs][2 columns][2]: pair 0 = rows 0-1, pair 1 = row 2 and a zero row, pair 2 zero.
+  EXPECT_EQ(packed, fromFloats<TypeParam>({1, 3, 2, 4, 5, 0, 6, 0, 0, 0, 0, 0,  //
+                                           7, 9, 8, 10, 11, 0, 12, 0, 0, 0, 0, 0}));
+}
+
+TEST(VnniPacking, PaddedKMustBeEvenAndAtLeastK) {
+  BFloat16Buffer packed;
+  const std::vector<BFloat16> values(64, BFloat16{0x3f80});
+  EXPECT_THROW(packBVnniBatched(values.data(), 1, 4, 2, 2, packed), Error);  // below K
+  EXPECT_THROW(packBVnniBatched(values.data(), 1, 4, 2, 5, packed), Error);  // odd
+  EXPECT_THROW(padAToKBatched(values.data(), 1, 2, 4, 2, packed), Error);
+  EXPECT_THROW(padAToK(values.data(), 2, 3, 3, packed), Error);
+  EXPECT_NO_THROW(padAToK(values.data(), 2, 3, 32, packed));
+}
+
 // The blocked VNNI tiles are packBBlocked's tiles, each interleaved.
 TEST(VnniPacking, BlockedTilesAreThoseOfPackBBlocked) {
   const std::int64_t k = 37, n = 21;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 
 #include "harness/core/problem.h"
 
@@ -20,3 +21,8 @@ inline Problem makeProblem(std::int64_t m, std::int64_t n, std::int64_t k, std::
 }
 
 }  // namespace nkbench::test
+
+namespace nkbench {
+// Parameterized tests print a problem as its description, not as raw bytes.
+inline void PrintTo(const Problem& problem, std::ostream* out) { *out << problem.describe(); }
+}  // namespace nkbench
