@@ -37,11 +37,13 @@ int peak() {
   std::cout << fmt::format("{}\nmeasured core clock: {:.2f} GHz (one core, pinned)\n", features.brand, ghz);
   std::cout << row("isa", "kind", "GFLOPS", "FLOP/cycle");
   // One fp32 FMA figure per vector width, AVX2 (ymm) and AVX-512 (zmm), then
-  // the bf16 dot product (vdpbf16ps, zmm), which bf16 kernels are judged against.
+  // the bf16 dot product (vdpbf16ps, zmm), which bf16 kernels are judged against,
+  // and the AMX tiles (tdpbf16ps), which they are judged against under --isa amx.
   printRow(Isa::Avx2, "fp32 FMA", features, ghz, measureFp32PeakGflops);
   printRow(Isa::Avx512, "fp32 FMA", features, ghz, measureFp32PeakGflops);
   printRow(Isa::Avx512Bf16, "bf16 dot", features, ghz,
            [](Isa) { return measureBf16DotPeakGflops(); });
+  printRow(Isa::Amx, "bf16 tile", features, ghz, [](Isa) { return measureAmxBf16PeakGflops(); });
   if (!features.has(Isa::Avx2)) std::cout << "this host has no AVX2+FMA: nkbench cannot run kernels here\n";
   return kExitOk;
 }
@@ -50,7 +52,7 @@ int peak() {
 
 void addPeakCommand(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand(
-      "peak", "Measure the per-core fp32 FMA and bf16 dot-product peaks for each ISA the host has");
+      "peak", "Measure the per-core fp32 FMA, bf16 dot-product and AMX tile peaks for each ISA the host has");
   cmd->callback([&action] { action = peak; });
 }
 

@@ -68,10 +68,17 @@ int run(const RunArguments& args, const std::string& command_line) {
   options.cold_rotation_bytes = static_cast<std::int64_t>(args.cold_mib * 1024 * 1024);
 
   const RunSummary summary = runSuite(suite, options);
-  std::cout << fmt::format(
-      "{} on {} (--isa {}), measured clock {:.2f} GHz, fp32 peak {:.1f} GFLOPS, 1 thread, {} cache\n", suite.name,
-      summary.metadata.cpu_model, summary.metadata.isa, summary.metadata.measured_clock_ghz,
-      summary.metadata.peak_gflops, summary.metadata.cache);
+  const RunMetadata& metadata = summary.metadata;
+  const std::string bf16_peak = metadata.bf16_peak_gflops > 0
+                                    ? fmt::format(", bf16 peak {:.1f} GFLOPS ({})", metadata.bf16_peak_gflops,
+                                                  metadata.bf16_peak_instruction)
+                                    : "";
+  std::cout << fmt::format("{} on {} (--isa {}), measured clock {:.2f} GHz, fp32 peak {:.1f} GFLOPS{}, 1 thread, {} "
+                           "cache\n",
+                           suite.name, metadata.cpu_model, metadata.isa, metadata.measured_clock_ghz,
+                           metadata.peak_gflops, bf16_peak, metadata.cache);
+  if (options.isa == Isa::AmxEmulated)
+    std::cout << "amx-emulated: mlir's tile kernels run as vector code; their timings are not AMX performance\n";
   std::cout << shardLine(options, summary);
   std::cout << formatTable(summary.rows);
   std::cout << formatRowCounts(summary.rows) << "\n";

@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <iterator>
 #include <chrono>
 #include <cstdint>
 #include <fmt/format.h>
@@ -97,6 +98,52 @@ __attribute__((target("avx512f,avx512bf16"))) float runZmmBf16DotChains(std::int
   return sumOf(lanes);
 }
 
+// AMX: 4 independent 16x16 f32 accumulator tiles (tdpbf16ps has a latency of
+// several times its issue interval), fed by two A and two B tiles loaded once.
+constexpr int kTileAccumulators = 4;
+constexpr double kFlopsPerTileProduct = 16.0 * 16 * 32 * 2;  // 16x16 C, 32 K, multiply and add
+
+// The 64-byte tile configuration of palette 1: bytes per row and rows of each tmm register.
+struct alignas(64) TileConfig {
+  std::uint8_t palette = 1;
+  std::uint8_t start_row = 0;
+  std::uint8_t reserved[14] = {};
+  std::uint16_t bytes_per_row[16] = {};
+  std::uint8_t rows[16] = {};
+};
+static_assert(sizeof(TileConfig) == 64);
+
+// Tile registers are named in the instructions, so the four products are spelled out.
+__attribute__((target("amx-tile,amx-bf16"))) float runTileDotChains(std::int64_t iterations) {
+  TileConfig config;
+  for (int tile = 0; tile < 8; ++tile) {
+    config.bytes_per_row[tile] = 64;
+    config.rows[tile] = 16;
+  }
+  // bf16 2^-10 everywhere: the sums stay far from overflow and never turn denormal.
+  alignas(64) std::uint16_t operand[16 * 32];
+  std::fill(std::begin(operand), std::end(operand), std::uint16_t{0x3a80});
+  alignas(64) float c[16 * 16];
+  _tile_loadconfig(&config);
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  _tile_loadd(4, operand, 64);
+  _tile_loadd(5, operand, 64);
+  _tile_loadd(6, operand, 64);
+  _tile_loadd(7, operand, 64);
+  for (std::int64_t i = 0; i < iterations; ++i) {
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_dpbf16ps(2, 5, 6);
+    _tile_dpbf16ps(3, 5, 7);
+  }
+  _tile_stored(0, c, 64);
+  _tile_release();
+  return c[0];
+}
+
 // A chain kernel and the FLOPs one of its rounds performs over all its chains.
 struct ChainKernel {
   float (*run)(std::int64_t iterations);
@@ -151,6 +198,12 @@ double measureBf16DotPeakGflops() {
   requireIsa(Isa::Avx512Bf16);
   // Per lane, vdpbf16ps multiplies 2 bf16 pairs and adds both products.
   return bestGflops({runZmmBf16DotChains, kBf16Accumulators * 16 * 2 * 2.0});
+}
+
+double measureAmxBf16PeakGflops() {
+  // Checked first: without the CPU feature and the OS permission, the tile instructions fault.
+  requireIsa(Isa::Amx);
+  return bestGflops({runTileDotChains, kTileAccumulators * kFlopsPerTileProduct});
 }
 
 }  // namespace nkbench

@@ -17,4 +17,10 @@ double measureFp32PeakGflops(Isa isa);
 // the host lacks Isa::Avx512Bf16.
 double measureBf16DotPeakGflops();
 
+// bf16 AMX tile throughput (tdpbf16ps on four 16x16 f32 accumulator tiles) of
+// the calling thread's core in GFLOPS, 16384 FLOPs per instruction. Same
+// trials. Throws nkbench::Error, executing nothing, when the host lacks Isa::Amx
+// (CPU features, XCR0 tile state or the OS's tile permission).
+double measureAmxBf16PeakGflops();
+
 }  // namespace nkbench

@@ -90,6 +90,7 @@ RunMetadata metadataFromJson(const json& metadata) {
     result.measured_clock_ghz = valueOr(metadata, "measured_clock_ghz", 0.0);
     result.peak_gflops = valueOr(metadata, "peak_gflops", 0.0);
     result.bf16_peak_gflops = valueOr(metadata, "bf16_peak_gflops", 0.0);
+    result.bf16_peak_instruction = valueOr<std::string>(metadata, "bf16_peak_instruction", "");
     result.isa = valueOr<std::string>(metadata, "isa", "");
     result.compiler = valueOr<std::string>(metadata, "compiler", "");
     result.library_versions =

@@ -18,6 +18,7 @@ json toJson(const RunMetadata& metadata) {
       {"measured_clock_ghz", metadata.measured_clock_ghz},
       {"peak_gflops", metadata.peak_gflops},
       {"bf16_peak_gflops", metadata.bf16_peak_gflops},
+      {"bf16_peak_instruction", metadata.bf16_peak_instruction},
       {"isa", metadata.isa},
       {"compiler", metadata.compiler},
       {"library_versions", libraries},

@@ -56,7 +56,10 @@ struct RunMetadata {
   std::vector<std::string> isa_flags;
   double measured_clock_ghz = 0.0;
   double peak_gflops = 0.0;       // fp32 FMA peak of the run's ISA, one core
-  double bf16_peak_gflops = 0.0;  // bf16 dot-product peak, one core; 0 below avx512-bf16 or without bf16 cases
+  // bf16 peak, one core: the dot product (vdpbf16ps), or the tiles (tdpbf16ps)
+  // under --isa amx; 0 and empty below avx512-bf16 or without bf16 cases.
+  double bf16_peak_gflops = 0.0;
+  std::string bf16_peak_instruction;
   std::string isa;
   std::string compiler;
   std::map<std::string, std::string> library_versions;

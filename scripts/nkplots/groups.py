@@ -67,10 +67,12 @@ class ResultGroup:
 
     @property
     def peaks(self) -> list[Peak]:
-        """Measured peak of each run in the group; bf16 uses the bf16 dot-product peak where measured."""
+        """Measured peak of each run in the group; bf16 uses the bf16 peak where measured
+        (the dot product, or the AMX tiles under --isa amx)."""
         def peak(run: RunInfo) -> Optional[Peak]:
             if self.key.dtype == "bf16" and run.bf16_peak_gflops:
-                return Peak(run.bf16_peak_gflops, "bf16 dot-product peak")
+                kind = "AMX tile" if run.bf16_peak_instruction == "tdpbf16ps" else "dot-product"
+                return Peak(run.bf16_peak_gflops, f"bf16 {kind} peak")
             if run.peak_gflops:
                 return Peak(run.peak_gflops, "fp32 FMA peak")
             return None

@@ -25,6 +25,7 @@ class RunInfo:
     threads: Optional[int] = None
     peak_gflops: Optional[float] = None
     bf16_peak_gflops: Optional[float] = None
+    bf16_peak_instruction: Optional[str] = None  # vdpbf16ps, or tdpbf16ps under --isa amx
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,8 @@ def run_info(path: Path, metadata: dict) -> RunInfo:
     threads = metadata.get("threads")
     return RunInfo(source=str(path), cpu_model=text("cpu_model"), date=text("date"),
                    threads=threads if isinstance(threads, int) else None,
-                   peak_gflops=number("peak_gflops"), bf16_peak_gflops=number("bf16_peak_gflops"))
+                   peak_gflops=number("peak_gflops"), bf16_peak_gflops=number("bf16_peak_gflops"),
+                   bf16_peak_instruction=text("bf16_peak_instruction"))
 
 
 def make_row(path: Path, where: str, record: dict, run: RunInfo) -> ResultRow:

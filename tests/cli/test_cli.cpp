@@ -144,6 +144,7 @@ TEST(Cli, Bf16BrgemmRunsOnDotProductNanokernels) {
   const nlohmann::json report = readReport(json);
   expectPassedOnNanokernels(report, 4, "dot-nanokernel");
   EXPECT_GT(report.at("metadata").at("bf16_peak_gflops").get<double>(), 0.0);
+  EXPECT_EQ(report.at("metadata").at("bf16_peak_instruction"), "vdpbf16ps");
   for (const nlohmann::json& row : report.at("rows")) EXPECT_EQ(row.at("dtype"), "bf16");
 }
 
@@ -152,13 +153,17 @@ TEST(Cli, AmxEmulatedRunsTheTileKernelsAndSaysTheyAreEmulated) {
   const fs::path suite = tempPath("amx-emulated.yaml");
   std::ofstream(suite) << "suite: amxe\ncases:\n"
                           "  - {id: tiles, kind: brgemm, shape: [32, 32, 64], batch: 2, dtype: bf16}\n"
-                          "  - {id: edge, kind: brgemm, shape: [48, 16, 32], batch: 3, beta: 1, dtype: bf16}\n";
+                          "  - {id: edge, kind: brgemm, shape: [48, 16, 32], batch: 3, beta: 1, dtype: bf16}\n"
+                          "  - {id: off-grid, kind: brgemm, shape: [7, 33, 5], batch: 2, beta: 1, dtype: bf16, "
+                          "c_dtype: bf16}\n";
   const fs::path json = tempPath("amx-emulated.json");
   const Outcome run = nkbench("run --suite " + suite.string() + " --backends mlir --isa amx-emulated " + kQuick +
                               " --json " + json.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const nlohmann::json report = readReport(json);
-  expectPassedOnNanokernels(report, 2, "amx-tile-nanokernel");
+  expectPassedOnNanokernels(report, 3, "amx-tile-nanokernel");
+  EXPECT_NE(run.output.find("their timings are not AMX performance"), std::string::npos) << run.output;
+  EXPECT_EQ(report.at("metadata").at("bf16_peak_instruction"), "vdpbf16ps");  // not the tiles' peak
   for (const nlohmann::json& row : report.at("rows")) {
     EXPECT_EQ(row.at("isa"), "amx-emulated");
     EXPECT_NE(row.at("implementation").get<std::string>().find("emulated tiles"), std::string::npos) << row.dump();

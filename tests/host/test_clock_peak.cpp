@@ -40,5 +40,17 @@ TEST(Peak, Bf16DotPeakThrowsWithoutAvx512Bf16) {
   EXPECT_THROW(measureBf16DotPeakGflops(), Error);
 }
 
+// Without AMX (this CI host) the measurement refuses before executing a tile
+// instruction; with it, tiles beat the vector dot product by several times.
+TEST(Peak, AmxPeakRunsOnlyWhereTheHostHasAmx) {
+  if (!detectCpuFeatures().has(Isa::Amx)) {
+    EXPECT_THROW(measureAmxBf16PeakGflops(), Error);
+    return;
+  }
+  const double gflops = measureAmxBf16PeakGflops();
+  EXPECT_TRUE(std::isfinite(gflops)) << gflops;
+  EXPECT_GT(gflops, measureBf16DotPeakGflops());
+}
+
 }  // namespace
 }  // namespace nkbench

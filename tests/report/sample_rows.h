@@ -82,6 +82,7 @@ inline RunMetadata sampleMetadata() {
   metadata.measured_clock_ghz = 3.1;
   metadata.peak_gflops = 198.4;
   metadata.bf16_peak_gflops = 396.8;
+  metadata.bf16_peak_instruction = "vdpbf16ps";
   metadata.isa = "avx512";
   metadata.compiler = "GNU 12.2.0";
   metadata.library_versions = {{"libxsmm", "1.17"}, {"onednn", "2.6.3"}};

@@ -170,6 +170,24 @@ class RenderedFigures(unittest.TestCase):
         self.assertEqual(mlir_bar_colour("gflops"), mlir_bar_colour("ablation"))
 
 
+class AmxPeak(unittest.TestCase):
+    """Under --isa amx, bf16 rows are drawn against the measured AMX tile peak."""
+
+    def test_bf16_rows_under_amx_show_the_tile_peak(self):
+        metadata = {"cpu_model": "Tile CPU", "isa": "amx", "threads": 1, "date": "2026-01-02T03:04:05Z",
+                    "peak_gflops": 200.0, "bf16_peak_gflops": 6000.0, "bf16_peak_instruction": "tdpbf16ps"}
+        rows = [dict(row(case, backend, dtype="bf16", isa="amx", gflops=gflops), c_dtype="f32")
+                for case in ("a1", "a2") for backend, gflops in (("mlir", 5000.0), ("onednn", 4800.0))]
+        with tempfile.TemporaryDirectory() as folder:
+            report = Path(folder) / "amx.json"
+            report.write_text(json.dumps({"nkbench_version": "0.1", "metadata": metadata, "rows": rows}))
+            result = run_script(report, "--out", Path(folder) / "plots")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            text = svg_text(Path(folder) / "plots" / "gflops-bf16-amx.svg")
+            self.assertIn("bf16 AMX tile peak", text)
+            self.assertNotIn("dot-product", text)
+
+
 class BadInput(unittest.TestCase):
     """Each bad input is one line on stderr naming the file, and exit status 2."""
 
