@@ -10,8 +10,9 @@ namespace nkbench::mlir_backend {
 
 // !amx.tile<16x16xf32> / <16x32xbf16> become vector<16x16xf32> / <16x32xbf16>;
 // tile_load/tile_store become transfers of 16 rows at the memref's row stride;
-// tile_mulf accumulates as tdpbf16ps does: for each C element and pair p = 0..15,
-// acc += a_odd * b_odd, then acc += a_even * b_even, each rounded to f32.
+// tile_mulf computes as the Intel SDM defines tdpbf16ps: per C element, even and
+// odd products summed into two f32 partials by FMAs, then C += even + odd, with
+// denormal inputs read as zero and denormal results flushed to zero.
 mlir::LogicalResult emulateAmxTiles(mlir::ModuleOp module);
 
 }  // namespace nkbench::mlir_backend

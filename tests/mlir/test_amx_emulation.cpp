@@ -3,6 +3,9 @@
 // VNNI indexing and C handling are the AMX kernel's own.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "harness/host/cache_info.h"
@@ -52,22 +55,63 @@ INSTANTIATE_TEST_SUITE_P(
                          p.c_dtype == DType::BF16 ? "_cbf16" : "");
     });
 
-// tdpbf16ps's order, where rounding tells it apart: C[0][0] sums pair 0 (odd 2^24,
-// even 1), then pair 1 (odd 1, even -2^24). Odd first per pair gives 0: 2^24 + 1
-// rounds back to 2^24 twice. Even first, or plain K order, gives 1.
-TEST(AmxEmulationOrder, EachPairAddsItsOddProductFirst) {
-  if (!detectCpuFeatures().has(Isa::AmxEmulated)) GTEST_SKIP() << "host lacks avx512-bf16";
-  const Problem problem = test::asBf16(test::brgemm(16, 16, 32, 1, false));
-  mlir_backend::MlirCompiler compiler(Isa::AmxEmulated, CacheSizes{});
-  const auto kernel = compiler.compile(problem, mlir_backend::selectSchedule(Isa::AmxEmulated, DType::BF16),
-                                       mlir_backend::Lowering::Nanokernel);
-  std::vector<BFloat16> a(16 * 32, toBFloat16(0.0f)), b(16 * 32, toBFloat16(0.0f));  // B: 16 pair rows x 32
-  std::vector<float> c(16 * 16, -1.0f);
-  a[0] = toBFloat16(1.0f), a[1] = toBFloat16(4096.0f), a[2] = toBFloat16(-4096.0f), a[3] = toBFloat16(1.0f);
-  b[0] = toBFloat16(1.0f), b[1] = toBFloat16(4096.0f), b[32] = toBFloat16(4096.0f), b[33] = toBFloat16(1.0f);
-  kernel->function()(a.data(), b.data(), c.data());
-  EXPECT_EQ(c[0], 0.0f);
-  EXPECT_EQ(c[1], 0.0f);
+// One emulated tdpbf16ps (a 16x16x32 kernel, batch 1) on crafted operands; C[0][0] returned.
+// A is 16 x 32 bf16; B is 16 VNNI pair rows x 16 columns x 2. Element (pair p,
+// half h) of C[0][0]'s sum is a[2p + h] * b[p * 32 + h].
+class TileProduct : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!detectCpuFeatures().has(Isa::AmxEmulated)) GTEST_SKIP() << "host lacks avx512-bf16";
+  }
+  static float firstElement(bool accumulate, const std::vector<std::pair<float, float>>& even_odd_a,
+                            const std::vector<std::pair<float, float>>& even_odd_b, float c_init = 0.0f) {
+    return firstElementOfBits(accumulate, toBits(even_odd_a), toBits(even_odd_b), c_init);
+  }
+  static std::vector<std::pair<BFloat16, BFloat16>> toBits(const std::vector<std::pair<float, float>>& values) {
+    std::vector<std::pair<BFloat16, BFloat16>> bits;
+    for (const auto& [even, odd] : values) bits.emplace_back(toBFloat16(even), toBFloat16(odd));
+    return bits;
+  }
+  static float firstElementOfBits(bool accumulate, const std::vector<std::pair<BFloat16, BFloat16>>& a_pairs,
+                                  const std::vector<std::pair<BFloat16, BFloat16>>& b_pairs, float c_init) {
+    const Problem problem = test::asBf16(test::brgemm(16, 16, 32, 1, accumulate));
+    mlir_backend::MlirCompiler compiler(Isa::AmxEmulated, CacheSizes{});
+    const auto kernel = compiler.compile(problem, mlir_backend::selectSchedule(Isa::AmxEmulated, DType::BF16),
+                                         mlir_backend::Lowering::Nanokernel);
+    std::vector<BFloat16> a(16 * 32, toBFloat16(0.0f)), b(16 * 32, toBFloat16(0.0f));
+    for (std::size_t p = 0; p < a_pairs.size(); ++p) std::tie(a[2 * p], a[2 * p + 1]) = a_pairs[p];
+    for (std::size_t p = 0; p < b_pairs.size(); ++p) std::tie(b[32 * p], b[32 * p + 1]) = b_pairs[p];
+    std::vector<float> c(16 * 16, c_init);
+    kernel->function()(a.data(), b.data(), c.data());
+    return c[0];
+  }
+};
+
+constexpr float kTwo24 = 16777216.0f;  // 2^24: adding 1 to it is a tie, which rounds back to it
+
+// The even products and the odd products are summed apart: even = 1 + 0, odd =
+// 1 + 2^24 = 2^24 (tie to even), even + odd = 2^24. Any sequential order
+// (plain K order, or odd then even per pair, as vdpbf16ps) gives 1 + 1 + 2^24 exactly.
+TEST_F(TileProduct, SumsEvenAndOddProductsApart) {
+  EXPECT_EQ(firstElement(false, {{1, 1}, {0, 4096}}, {{1, 1}, {0, 4096}}), kTwo24);
+}
+
+// The instruction's sum joins C at the end: 2^24 + (1 + 1) is exact, where
+// adding each product to C in turn rounds 2^24 + 1 back to 2^24 twice.
+TEST_F(TileProduct, AddsItsSumToCOnce) {
+  EXPECT_EQ(firstElement(true, {{1, 1}}, {{1, 1}}, kTwo24), kTwo24 + 2.0f);
+}
+
+// Denormal inputs count as zero: 2^-133 (a bf16 denormal) * 2^100 would be 2^-33.
+TEST_F(TileProduct, ReadsDenormalInputsAsZero) {
+  const std::pair<BFloat16, BFloat16> denormal{BFloat16{0x0001}, toBFloat16(0.0f)};
+  EXPECT_EQ(firstElementOfBits(false, {denormal}, toBits({{std::ldexp(1.0f, 100), 0}}), 0.0f), 0.0f);
+}
+
+// Denormal results are flushed to zero: -2^-70 * 2^-70 = -2^-140 would otherwise
+// reach C (the flushed -0 then meets the odd partial's +0, so C is +0).
+TEST_F(TileProduct, FlushesDenormalResultsToZero) {
+  EXPECT_EQ(firstElement(false, {{-std::ldexp(1.0f, -70), 0}}, {{std::ldexp(1.0f, -70), 0}}), 0.0f);
 }
 
 // A bf16 C is summed per block: no stack limit on M x N, unlike the dot route.
