@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "harness/core/error.h"
+
 namespace nkbench::mlir_backend {
 namespace {
 
@@ -162,6 +164,10 @@ std::string tileFunctionName(const TileRegion& r) {
 }  // namespace
 
 std::vector<TileRegion> planTileRegions(const Problem& p, std::int64_t block_m, std::int64_t block_n) {
+  const bool whole_tiles = block_m > 0 && block_n > 0 && block_m % kAmxTileRows == 0 && block_n % kAmxTileCols == 0;
+  if (!whole_tiles || amxTileRegisters(block_m / kAmxTileRows, block_n / kAmxTileCols) > kAmxTileRegisters)
+    throw Error(fmt::format("amx: a {}x{} block is not whole 16x16 tiles within the {} tile registers", block_m,
+                            block_n, kAmxTileRegisters));
   std::vector<TileRegion> regions;
   for (const Band& rows : bandsOf(p.m, block_m, kAmxTileRows))
     for (const Band& cols : bandsOf(p.n, block_n, kAmxTileCols))

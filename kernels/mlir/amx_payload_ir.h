@@ -21,6 +21,14 @@ inline constexpr std::int64_t kAmxTileRows = 16;
 inline constexpr std::int64_t kAmxTileCols = 16;
 inline constexpr std::int64_t kAmxTileK = 32;
 
+// AMX has 8 tile registers. A block of tile_rows x tile_cols C tiles holds them
+// all through the reduction and loads, per K step, tile_rows A tiles and
+// tile_cols B tiles.
+inline constexpr std::int64_t kAmxTileRegisters = 8;
+constexpr std::int64_t amxTileRegisters(std::int64_t tile_rows, std::int64_t tile_cols) {
+  return tile_rows * tile_cols + tile_rows + tile_cols;
+}
+
 // A rectangle of C covered by blocks of tile_rows x tile_cols C tiles, each
 // tile_height x tile_width.
 struct TileRegion {
@@ -34,7 +42,8 @@ struct TileRegion {
 };
 
 // Full blocks of the schedule's block_m x block_n, then edges of whole 16-wide
-// tiles, then one band of narrower tiles (M % 16 rows, N % 16 columns).
+// tiles, then one band of narrower tiles (M % 16 rows, N % 16 columns). Throws
+// nkbench::Error when the block is not whole tiles within the tile registers.
 std::vector<TileRegion> planTileRegions(const Problem& brgemm, std::int64_t block_m, std::int64_t block_n);
 
 // Why the tile kernel cannot compute `problem` (its kernel problem: K padded), or nullopt.

@@ -29,9 +29,14 @@ const std::vector<Schedule>& scheduleTable() {
       {"avx512.bf16-widen.8x32", Isa::Avx512, DType::BF16, 8, 32, 16, {64, 32, 128}, 8, NanokernelKind::Bf16WidenFma},
       // bf16 pairs into f32 lanes: 16 vdpbf16ps accumulators, each step consumes two K.
       {"avx512bf16.bf16.8x32", Isa::Avx512Bf16, DType::BF16, 8, 32, 16, {64, 32, 128}, 8, NanokernelKind::Bf16Dot},
-      // AMX: the block is 2x2 C tiles of 16x16 f32 (4 of the 8 tmm registers, leaving
-      // 2 for A and 2 for B); "lanes" are a tile's columns. Each tile step consumes 32 K.
+      // AMX: blocks of C tiles of 16x16 f32, each K step loading one A tile per tile
+      // row and one B tile per tile column; all must fit the 8 tmm registers
+      // (amxTileRegisters). 2x2 (4 C + 2 A + 2 B) reuses every loaded tile twice;
+      // 1x3 and 3x1 (7 registers) suit 16- and 48-wide shapes. "lanes" are a
+      // tile's columns. Each tile step consumes 32 K.
       {"amx.bf16.32x32", Isa::Amx, DType::BF16, 32, 32, 16, {64, 64, 256}, 4, NanokernelKind::AmxTile},
+      {"amx.bf16.16x48", Isa::Amx, DType::BF16, 16, 48, 16, {64, 96, 256}, 3, NanokernelKind::AmxTile},
+      {"amx.bf16.48x16", Isa::Amx, DType::BF16, 48, 16, 16, {96, 64, 256}, 3, NanokernelKind::AmxTile},
   };
   return table;
 }

@@ -114,6 +114,23 @@ TEST_F(TileProduct, FlushesDenormalResultsToZero) {
   EXPECT_EQ(firstElement(false, {{-std::ldexp(1.0f, -70), 0}}, {{std::ldexp(1.0f, -70), 0}}), 0.0f);
 }
 
+// The other tile blocks, emulated, on and off their grid.
+TEST(AmxEmulationShapes, EveryTileBlockMatchesTheReferenceExactly) {
+  if (!detectCpuFeatures().has(Isa::AmxEmulated)) GTEST_SKIP() << "host lacks avx512-bf16";
+  for (const char* schedule : {"amx.bf16.16x48", "amx.bf16.48x16"})
+    for (const Problem& problem : {test::asBf16(test::brgemm(48, 48, 64, 2, true)),
+                                   test::asBf16(test::brgemm(50, 70, 40, 2, false), DType::BF16)}) {
+      SCOPED_TRACE(fmt::format("{} {}", schedule, problem.describe()));
+      BackendConfig config = test::hostConfig(Isa::AmxEmulated);
+      config.mlir_schedule = schedule;
+      const std::unique_ptr<Backend> backend = makeMlirBackend(config);
+      const test::RunOutcome outcome = test::runAgainstReference(*backend, problem);
+      EXPECT_EQ(outcome.verification.status, VerifyStatus::Passed) << outcome.verification.detail;
+      EXPECT_EQ(outcome.verification.max_error, 0.0);
+      EXPECT_NE(outcome.info.implementation.find(schedule), std::string::npos) << outcome.info.implementation;
+    }
+}
+
 // A bf16 C is summed per block: no stack limit on M x N, unlike the dot route.
 TEST(AmxEmulationShapes, LargeBf16CIsNotLimitedByTheStack) {
   const std::unique_ptr<Backend> backend = makeMlirBackend(test::hostConfig(Isa::AmxEmulated));

@@ -1,6 +1,7 @@
 // AMX tile kernels, compiled for sapphirerapids and checked on their assembly.
 // Nothing here executes an AMX instruction: the compiler for a named CPU has no JIT.
 #include <gtest/gtest-spi.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,8 +9,10 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "harness/core/error.h"
 #include "harness/core/isa.h"
 #include "harness/host/cache_info.h"
 #include "kernels/mlir/amx_payload_ir.h"
@@ -26,9 +29,9 @@ Problem bf16Brgemm(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t 
   return p;
 }
 
-CompilationStages compileForSapphireRapids(const Problem& p) {
+CompilationStages compileForSapphireRapids(const Problem& p, const std::string& schedule = "") {
   MlirCompiler compiler(Isa::Amx, CacheSizes{}, "sapphirerapids");
-  return compiler.generate(p, selectSchedule(Isa::Amx, DType::BF16), Lowering::Nanokernel);
+  return compiler.generate(p, selectSchedule(Isa::Amx, DType::BF16, schedule), Lowering::Nanokernel);
 }
 
 // The assembly as instructions (first word: the mnemonic) and labels.
@@ -300,6 +303,42 @@ TEST(AmxKernels, Bf16CIsRoundedOncePerBlockAfterTheReduction) {
   EXPECT_NE(stages.assembly.find("vcvtneps2bf16"), std::string::npos);
   EXPECT_EQ(occurrences(stages.payload, "arith.truncf"), 1);
   EXPECT_EQ(occurrences(stages.payload, "arith.extf"), 1);  // beta 1: C widened into the block's sum
+}
+
+// The tile block is a schedule parameter: 1x3 and 3x1 blocks keep their 3 C
+// tiles in registers, loading 4 tiles per K step.
+TEST(AmxKernels, OtherTileBlocksKeepTheirShape) {
+  const std::pair<const char*, std::pair<int, int>> schedules[] = {{"amx.bf16.16x48", {1, 3}},
+                                                                   {"amx.bf16.48x16", {3, 1}}};
+  for (const auto& [name, block] : schedules) {
+    SCOPED_TRACE(name);
+    const CompilationStages stages = compileForSapphireRapids(bf16Brgemm(48, 48, 256, 8, true), name);
+    EXPECT_TRUE(expectTileKernelStructure(stages.assembly, block.first, block.second));
+  }
+}
+
+// Every AMX schedule's block is whole tiles within the 8 tile registers; blocks
+// that are not are refused by name.
+TEST(AmxKernels, EveryTileBlockFitsTheTileRegisters) {
+  int amx_schedules = 0;
+  for (const Schedule& s : scheduleTable()) {
+    if (s.nanokernel != NanokernelKind::AmxTile) continue;
+    ++amx_schedules;
+    EXPECT_EQ(s.block_m % kAmxTileRows, 0) << s.name;
+    EXPECT_EQ(s.block_n % kAmxTileCols, 0) << s.name;
+    EXPECT_LE(amxTileRegisters(s.block_m / kAmxTileRows, s.block_n / kAmxTileCols), kAmxTileRegisters) << s.name;
+    EXPECT_NO_THROW(planTileRegions(bf16Brgemm(100, 37, 32, 1, false), s.block_m, s.block_n)) << s.name;
+  }
+  EXPECT_GE(amx_schedules, 3);
+  EXPECT_EQ(amxTileRegisters(2, 2), 8);
+  for (const auto& [m, n] : {std::pair{64, 32}, {32, 48}, {16, 24}, {0, 16}}) {
+    try {
+      planTileRegions(bf16Brgemm(64, 64, 32, 1, false), m, n);
+      ADD_FAILURE() << m << "x" << n << " was accepted";
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find(fmt::format("{}x{} block", m, n)), std::string::npos) << error.what();
+    }
+  }
 }
 
 TEST(AmxKernels, KernelProblemPadsKToWholeTileSteps) {
