@@ -39,6 +39,35 @@ PayloadTypes payloadTypes(const Problem& p) {
           fmt::format("memref<{}x{}x{}>", p.m, p.n, toString(p.c_dtype))};
 }
 
+std::string sumType(const TileRegion& r) { return fmt::format("memref<{}x{}xf32>", r.blockRows(), r.blockCols()); }
+
+// A bf16 C block and its f32 sum, one row vector at a time: widened into the
+// sum (beta 1, before the reduction) or rounded out of it into C (after it).
+std::string copyRowsOfBlock(const std::string& id, const char* name, const std::string& c_type, const TileRegion& r,
+                            bool widen) {
+  const std::string row_f32 = fmt::format("vector<{}xf32>", r.blockCols());
+  const std::string row_bf16 = fmt::format("vector<{}xbf16>", r.blockCols());
+  const std::string c_row = fmt::format("%c[%{0}_{1}_row, %{0}_n]", id, name);
+  const std::string sum_row = fmt::format("%{0}_sum[%{0}_{1}, %c0]", id, name);
+  std::string s = fmt::format(
+      "        scf.for %{0}_{1} = %c0 to %{0}_sum_rows step %c1 {{\n"
+      "          %{0}_{1}_row = arith.addi %{0}_m, %{0}_{1} : index\n",
+      id, name);
+  if (widen)
+    s += fmt::format(
+        "          %{0}_{1}_c = vector.load {2} : {3}, {4}\n"
+        "          %{0}_{1}_f32 = arith.extf %{0}_{1}_c : {4} to {5}\n"
+        "          vector.store %{0}_{1}_f32, {6} : {7}, {5}\n",
+        id, name, c_row, c_type, row_bf16, row_f32, sum_row, sumType(r));
+  else
+    s += fmt::format(
+        "          %{0}_{1}_f32 = vector.load {6} : {7}, {5}\n"
+        "          %{0}_{1}_c = arith.truncf %{0}_{1}_f32 : {5} to {4}\n"
+        "          vector.store %{0}_{1}_c, {2} : {3}, {4}\n",
+        id, name, c_row, c_type, row_bf16, row_f32, sum_row, sumType(r));
+  return s + "        }\n";
+}
+
 // The loops of one region: per C block the tiles are initialised once, carried
 // through the batch and K loops, and stored once after them. A bf16 C goes
 // through an f32 copy of the block (`sum`): widened into it under beta 1,
@@ -50,9 +79,7 @@ std::string regionLoops(const Problem& p, const TileRegion& r, int index) {
   const std::string a_tile = fmt::format("!amx.tile<{}x{}xbf16>", r.tile_height, kAmxTileK);
   const std::string b_tile = fmt::format("!amx.tile<{}x{}xbf16>", kAmxTileK / 2, 2 * r.tile_width);
   const bool bf16_c = p.c_dtype == DType::BF16;
-  const std::string sum_type = fmt::format("memref<{}x{}xf32>", r.blockRows(), r.blockCols());
-  const std::string row_f32 = fmt::format("vector<{}xf32>", r.blockCols());
-  const std::string row_bf16 = fmt::format("vector<{}xbf16>", r.blockCols());
+  const std::string sum_type = sumType(r);
   const std::int64_t tiles = r.tiles();
   const std::string carried = fmt::format("{}", fmt::join(std::vector<std::string>(tiles, c_tile), ", "));
   auto tile = [&](const char* prefix, std::int64_t i, std::int64_t j) {
@@ -72,7 +99,8 @@ std::string regionLoops(const Problem& p, const TileRegion& r, int index) {
   };
   // Where tile (i, j) sits: in C, or in the block's f32 sum.
   auto cTileAt = [&](std::int64_t i, std::int64_t j) { return fmt::format("%c[%{0}_m{1}, %{0}_n{2}]", id, i, j); };
-  auto sumTileAt = [&](std::int64_t i, std::int64_t j) { return fmt::format("%{0}_sum[%{0}_ti{1}_off, %{0}_tj{2}_off]", id, i, j);
+  auto sumTileAt = [&](std::int64_t i, std::int64_t j) {
+    return fmt::format("%{0}_sum[%{0}_ti{1}_off, %{0}_tj{2}_off]", id, i, j);
   };
 
   std::string s;
@@ -94,15 +122,7 @@ std::string regionLoops(const Problem& p, const TileRegion& r, int index) {
     s += fmt::format("        %{0}_n{1} = arith.addi %{0}_n, %{0}_tj{1}_off : index\n"
                      "        %{0}_bn{1} = arith.muli %{0}_n{1}, %c2 : index\n",
                      id, j);
-  if (bf16_c && p.accumulate)
-    s += fmt::format(
-        "        scf.for %{0}_in = %c0 to %{0}_sum_rows step %c1 {{\n"
-        "          %{0}_in_row = arith.addi %{0}_m, %{0}_in : index\n"
-        "          %{0}_in_c = vector.load %c[%{0}_in_row, %{0}_n] : {1}, {2}\n"
-        "          %{0}_in_f32 = arith.extf %{0}_in_c : {2} to {3}\n"
-        "          vector.store %{0}_in_f32, %{0}_sum[%{0}_in, %c0] : {4}, {3}\n"
-        "        }}\n",
-        id, memrefs.c, row_bf16, row_f32, sum_type);
+  if (bf16_c && p.accumulate) s += copyRowsOfBlock(id, "in", memrefs.c, r, /*widen=*/true);
   for (std::int64_t i = 0; i < r.tile_rows; ++i)
     for (std::int64_t j = 0; j < r.tile_cols; ++j) {
       if (!p.accumulate)
@@ -134,15 +154,7 @@ std::string regionLoops(const Problem& p, const TileRegion& r, int index) {
     for (std::int64_t j = 0; j < r.tile_cols; ++j)
       s += fmt::format("        amx.tile_store {}, %{}_sum_b#{} : {}, {}\n", bf16_c ? sumTileAt(i, j) : cTileAt(i, j),
                        id, i * r.tile_cols + j, bf16_c ? sum_type : memrefs.c, c_tile);
-  if (bf16_c)
-    s += fmt::format(
-        "        scf.for %{0}_out = %c0 to %{0}_sum_rows step %c1 {{\n"
-        "          %{0}_out_row = arith.addi %{0}_m, %{0}_out : index\n"
-        "          %{0}_out_f32 = vector.load %{0}_sum[%{0}_out, %c0] : {4}, {3}\n"
-        "          %{0}_out_c = arith.truncf %{0}_out_f32 : {3} to {2}\n"
-        "          vector.store %{0}_out_c, %c[%{0}_out_row, %{0}_n] : {1}, {2}\n"
-        "        }}\n",
-        id, memrefs.c, row_bf16, row_f32, sum_type);
+  if (bf16_c) s += copyRowsOfBlock(id, "out", memrefs.c, r, /*widen=*/false);
   s += "      }\n    }\n";
   // Tile offsets inside a block, as constants ahead of the loops.
   std::string offsets;
