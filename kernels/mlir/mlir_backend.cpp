@@ -66,7 +66,8 @@ class Bf16BrgemmKernel final : public Kernel {
     if (n_ != problem_.n) c_padded_.assign(static_cast<std::size_t>(problem_.m * n_), CElement{});
   }
   void pack() override {
-    if (k_ != problem_.k) padAToKBatched(operands_.aAs<BFloat16>(), problem_.batch, problem_.m, problem_.k, k_, a_pairs_);
+    if (k_ != problem_.k)
+      padAToKBatched(operands_.aAs<BFloat16>(), problem_.batch, problem_.m, problem_.k, k_, a_pairs_);
     const BFloat16* b = operands_.bAs<BFloat16>();
     if (n_ != problem_.n) {
       b_wide_.assign(static_cast<std::size_t>(problem_.batch * problem_.k * n_), BFloat16{});
