@@ -17,10 +17,10 @@ shift || true
 dir="results/$host"
 name=amx
 [[ $isa == amx-emulated ]] && name=amx-emulated
-mkdir -p "$dir"
 # Refused before anything runs when the host lacks AMX; nothing is written then.
 "$nkbench" run --suite suites/amx.yaml --isa "$isa" --filter '^amx-brgemm-7x33x5-b1$' --backends mlir --reps 1 \
   --min-time 0.01 --quiet >/dev/null
+mkdir -p "$dir"
 "$nkbench" run --suite suites/amx.yaml --isa "$isa" --reps 10 --quiet \
   --out "$dir/$name.csv" --json "$dir/$name.json" "$@" | tee "$dir/$name.txt"
 if [[ $isa == amx ]]; then
