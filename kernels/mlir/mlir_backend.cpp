@@ -9,6 +9,7 @@
 #include "harness/core/error.h"
 #include "harness/host/cache_info.h"
 #include "kernels/common/blocked_gemm.h"
+#include "kernels/common/row_panels.h"
 #include "kernels/mlir/amx_payload_ir.h"
 #include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_compiler.h"
@@ -141,13 +142,10 @@ class MlirBackend final : public Backend {
     } catch (const Error& error) {
       return error.what();
     }
-    // GEMM blocks always fit; N as a dot-product kernel may pad it; the tile
-    // kernels sum one C block at a time.
-    const std::int64_t sum_bytes = problem.m * mlir_backend::dotPaddedN(problem.n) * std::int64_t{sizeof(float)};
-    if (problem.c_dtype == DType::BF16 && problem.kind == OpKind::Brgemm &&
-        schedule->nanokernel != NanokernelKind::AmxTile && sum_bytes > mlir_backend::kMaxBf16CSumBytes)
-      return fmt::format("mlir: the f32 sum of a bf16 C is kept on the kernel's stack, at most {} KiB; M x N needs {} KiB",
-                         mlir_backend::kMaxBf16CSumBytes / 1024, sum_bytes / 1024);
+    if (sumsBf16COnTheStack(problem, *schedule) && bf16CSumRows(problem) < 1)
+      return fmt::format("mlir: the f32 sum of a bf16 C is kept on the kernel's stack, at most {} KiB; one row of N = "
+                         "{} needs more",
+                         mlir_backend::kMaxBf16CSumBytes / 1024, problem.n);
     switch (schedule->nanokernel) {
       case NanokernelKind::Fma:
         break;
@@ -171,14 +169,15 @@ class MlirBackend final : public Backend {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
     const Schedule& schedule = mlir_backend::selectSchedule(config_.isa, problem.dtype, config_.mlir_schedule);
     const bool bf16_c = problem.c_dtype == DType::BF16;
-    if (schedule.bInVnniPairs() && problem.kind == OpKind::Brgemm) {
-      if (bf16_c) return makeBf16BrgemmKernel<BFloat16>(problem, schedule, operands);
-      return makeBf16BrgemmKernel<float>(problem, schedule, operands);
-    }
     if (problem.kind == OpKind::Brgemm) {
-      auto compiled = compileCached(problem, schedule);
-      KernelInfo info = describe(*compiled, schedule, config_.isa, target(), problem.c_dtype);
-      return std::make_unique<BrgemmKernel>(compiled, operands, std::move(info));
+      // Too many rows for the f32 sum on the stack: row panels that fit, each its own BRGEMM.
+      if (sumsBf16COnTheStack(problem, schedule) && bf16CSumRows(problem) < problem.m)
+        return std::make_unique<RowPanelBrgemm>(
+            problem, operands, panelRows(problem, schedule),
+            [this, &schedule](const Problem& panel, const Operands& panel_operands) {
+              return prepareBrgemm(panel, schedule, panel_operands);
+            });
+      return prepareBrgemm(problem, schedule, operands);
     }
     const GemmBlocking blocking = mlir_backend::gemmBlockingFor(problem, schedule);
     if (problem.dtype == DType::F32) return makeGemmKernel(BlockedGemm(problem, blocking), schedule, operands);
@@ -189,6 +188,32 @@ class MlirBackend final : public Backend {
 
  private:
   std::string target() const { return compiler_.targetDescription(); }
+
+  // The dot-product and widening kernels sum a bf16 C in f32 on their stack (the
+  // tile kernels one block at a time): at most kMaxBf16CSumBytes.
+  static bool sumsBf16COnTheStack(const Problem& problem, const Schedule& schedule) {
+    return problem.kind == OpKind::Brgemm && problem.c_dtype == DType::BF16 &&
+           schedule.nanokernel != NanokernelKind::AmxTile;
+  }
+  // Rows whose f32 sum fits (N as a dot-product kernel may pad it); 0 when not one row does.
+  static std::int64_t bf16CSumRows(const Problem& problem) {
+    return mlir_backend::kMaxBf16CSumBytes / (mlir_backend::dotPaddedN(problem.n) * std::int64_t{sizeof(float)});
+  }
+  // Panels as tall as fit, in whole register blocks where a block fits.
+  static std::int64_t panelRows(const Problem& problem, const Schedule& schedule) {
+    const std::int64_t rows = bf16CSumRows(problem);
+    return rows >= schedule.block_m ? rows / schedule.block_m * schedule.block_m : rows;
+  }
+
+  std::unique_ptr<Kernel> prepareBrgemm(const Problem& problem, const Schedule& schedule, const Operands& operands) {
+    if (schedule.bInVnniPairs()) {
+      if (problem.c_dtype == DType::BF16) return makeBf16BrgemmKernel<BFloat16>(problem, schedule, operands);
+      return makeBf16BrgemmKernel<float>(problem, schedule, operands);
+    }
+    auto compiled = compileCached(problem, schedule);
+    KernelInfo info = describe(*compiled, schedule, config_.isa, target(), problem.c_dtype);
+    return std::make_unique<BrgemmKernel>(compiled, operands, std::move(info));
+  }
 
   // bf16 BRGEMM on B in VNNI pairs (dot-product and tile routes): the kernel sees
   // the problem kernelProblemFor gives.

@@ -281,10 +281,14 @@ MlirCompiler::Lowered MlirCompiler::lower(const Problem& p, const Schedule& sche
 
   runPipeline(*module, kBufferizePipeline, "bufferization", fail);
   // bf16: the VNNI load of B is an n-D transfer that would otherwise be scalarised
-  // into one load per pair; flattened, it is one vector load.
+  // into one load per pair; flattened, it is one vector load. Only transfers whose
+  // rows are at most one zmm are flattened: a whole-C fill (unfused when the batch
+  // runs in chunks) stays a transfer per row, where one flat vector of M x N
+  // elements would be beyond what LLVM's code generator can split.
   if (plan.nanokernel == NanokernelKind::Bf16Dot) {
+    constexpr unsigned kZmmBits = 512;
     mlir::RewritePatternSet patterns(&context);
-    mlir::vector::populateFlattenVectorTransferPatterns(patterns);
+    mlir::vector::populateFlattenVectorTransferPatterns(patterns, kZmmBits);
     if (mlir::failed(mlir::applyPatternsGreedily(*module, std::move(patterns))))
       throw fail("flattening vector transfers");
   }

@@ -1,0 +1,87 @@
+#include "kernels/common/row_panels.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "harness/core/error.h"
+
+namespace nkbench {
+namespace {
+
+constexpr std::int64_t kPanelAlignment = 64;  // each panel starts on a cache line
+
+std::int64_t panelBytes(const RowPanel& panel, std::int64_t batch, std::int64_t k, std::int64_t element_bytes) {
+  const std::int64_t bytes = batch * panel.rows * k * element_bytes;
+  return (bytes + kPanelAlignment - 1) / kPanelAlignment * kPanelAlignment;
+}
+
+}  // namespace
+
+std::vector<RowPanel> rowPanels(std::int64_t m, std::int64_t rows) {
+  if (m < 1 || rows < 1) throw Error(fmt::format("row panels: {} rows in panels of {}", m, rows));
+  std::vector<RowPanel> panels;
+  for (std::int64_t first = 0; first < m; first += rows) panels.push_back({first, std::min(rows, m - first)});
+  return panels;
+}
+
+std::int64_t rowPanelBytes(const std::vector<RowPanel>& panels, std::int64_t batch, std::int64_t k,
+                           std::int64_t element_bytes) {
+  std::int64_t total = 0;
+  for (const RowPanel& panel : panels) total += panelBytes(panel, batch, k, element_bytes);
+  return total;
+}
+
+void packARowPanels(const void* a, std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t element_bytes,
+                    const std::vector<RowPanel>& panels, std::byte* panelled) {
+  const auto* source = static_cast<const std::byte*>(a);
+  const std::int64_t row_bytes = k * element_bytes;
+  for (const RowPanel& panel : panels) {
+    if (panel.first_row < 0 || panel.rows < 1 || panel.first_row + panel.rows > m)
+      throw Error(fmt::format("row panels: rows {}..{} are outside M = {}", panel.first_row,
+                              panel.first_row + panel.rows, m));
+    for (std::int64_t s = 0; s < batch; ++s)
+      std::memcpy(panelled + s * panel.rows * row_bytes, source + (s * m + panel.first_row) * row_bytes,
+                  static_cast<std::size_t>(panel.rows * row_bytes));
+    panelled += panelBytes(panel, batch, k, element_bytes);
+  }
+}
+
+RowPanelBrgemm::RowPanelBrgemm(const Problem& brgemm, const Operands& operands, std::int64_t panel_rows,
+                               const PanelKernelFactory& make_panel_kernel)
+    : problem_(brgemm), operands_(operands), panels_(rowPanels(brgemm.m, panel_rows)) {
+  // The panel kernels read A from the panelled copy: allocated here, once, filled by pack().
+  a_panels_.assign(
+      static_cast<std::size_t>(rowPanelBytes(panels_, problem_.batch, problem_.k, elementBytes(problem_.dtype))),
+      std::byte{0});
+  const std::int64_t c_row_bytes = problem_.n * elementBytes(problem_.c_dtype);
+  const std::byte* a_panel = a_panels_.data();
+  for (const RowPanel& panel : panels_) {
+    Problem part = problem_;
+    part.m = panel.rows;
+    const Operands part_operands{a_panel, operands_.b,
+                                 static_cast<std::byte*>(operands_.c) + panel.first_row * c_row_bytes};
+    kernels_.push_back(make_panel_kernel(part, part_operands));
+    a_panel += panelBytes(panel, problem_.batch, problem_.k, elementBytes(problem_.dtype));
+  }
+  info_ = kernels_.front()->info();
+  const std::string panelling = fmt::format("A -> {} row panels of {} rows", panels_.size(), panel_rows);
+  info_.packing = info_.packing.empty() ? panelling : panelling + ", " + info_.packing;
+}
+
+void RowPanelBrgemm::pack() {
+  packARowPanels(operands_.a, problem_.batch, problem_.m, problem_.k, elementBytes(problem_.dtype), panels_,
+                 a_panels_.data());
+  for (const auto& kernel : kernels_) kernel->pack();
+}
+
+void RowPanelBrgemm::compute() {
+  for (const auto& kernel : kernels_) kernel->compute();
+}
+
+void RowPanelBrgemm::unpack() {
+  for (const auto& kernel : kernels_) kernel->unpack();
+}
+
+}  // namespace nkbench

@@ -1,0 +1,53 @@
+// A BRGEMM computed as row panels of C, for kernels whose per-call working set
+// grows with M x N (the mlir kernels keep the f32 sum of a bf16 C on their stack).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "harness/core/aligned_buffer.h"
+#include "kernels/backend.h"
+
+namespace nkbench {
+
+// The panels of `rows` rows (the last one shorter) that cover M; throws Error
+// when M or `rows` is below 1.
+struct RowPanel {
+  std::int64_t first_row = 0, rows = 0;
+};
+std::vector<RowPanel> rowPanels(std::int64_t m, std::int64_t rows);
+
+// A [batch][M][K] -> per panel a contiguous [batch][rows][K], each panel starting
+// on a cache line after the one before (elements of `element_bytes` bytes), into
+// `panelled`, which holds rowPanelBytes(...). Throws Error for a panel outside M.
+std::int64_t rowPanelBytes(const std::vector<RowPanel>& panels, std::int64_t batch, std::int64_t k,
+                           std::int64_t element_bytes);
+void packARowPanels(const void* a, std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t element_bytes,
+                    const std::vector<RowPanel>& panels, std::byte* panelled);
+
+// One kernel per panel, each on its packed A panel, the shared B and its rows of
+// C (contiguous in row-major C). pack() packs A's panels, then runs each panel
+// kernel's own pack; compute() and unpack() run the panel kernels in order.
+class RowPanelBrgemm final : public Kernel {
+ public:
+  using PanelKernelFactory = std::function<std::unique_ptr<Kernel>(const Problem& panel, const Operands& operands)>;
+  RowPanelBrgemm(const Problem& brgemm, const Operands& operands, std::int64_t panel_rows,
+                 const PanelKernelFactory& make_panel_kernel);
+  void pack() override;
+  void compute() override;
+  void unpack() override;
+  const KernelInfo& info() const override { return info_; }
+
+ private:
+  Problem problem_;
+  Operands operands_;
+  std::vector<RowPanel> panels_;
+  AlignedBuffer<std::byte> a_panels_;
+  std::vector<std::unique_ptr<Kernel>> kernels_;
+  KernelInfo info_;
+};
+
+}  // namespace nkbench
