@@ -104,6 +104,11 @@ std::string regionLoops(const Problem& p, const TileRegion& r, int index) {
   };
 
   std::string s;
+  // Tile offsets inside a block.
+  for (std::int64_t i = 0; i < r.tile_rows; ++i)
+    s += fmt::format("    %{}_ti{}_off = arith.constant {} : index\n", id, i, i * r.tile_height);
+  for (std::int64_t j = 0; j < r.tile_cols; ++j)
+    s += fmt::format("    %{}_tj{}_off = arith.constant {} : index\n", id, j, j * r.tile_width);
   s += fmt::format("    %{0}_m_begin = arith.constant {1} : index\n    %{0}_m_end = arith.constant {2} : index\n"
                    "    %{0}_m_step = arith.constant {3} : index\n",
                    id, r.row_offset, r.row_offset + r.rows, r.blockRows());
@@ -156,13 +161,7 @@ std::string regionLoops(const Problem& p, const TileRegion& r, int index) {
                        id, i * r.tile_cols + j, bf16_c ? sum_type : memrefs.c, c_tile);
   if (bf16_c) s += copyRowsOfBlock(id, "out", memrefs.c, r, /*widen=*/false);
   s += "      }\n    }\n";
-  // Tile offsets inside a block, as constants ahead of the loops.
-  std::string offsets;
-  for (std::int64_t i = 0; i < r.tile_rows; ++i)
-    offsets += fmt::format("    %{}_ti{}_off = arith.constant {} : index\n", id, i, i * r.tile_height);
-  for (std::int64_t j = 0; j < r.tile_cols; ++j)
-    offsets += fmt::format("    %{}_tj{}_off = arith.constant {} : index\n", id, j, j * r.tile_width);
-  return offsets + s;
+  return s;
 }
 
 std::string functionHeader(const std::string& name, const PayloadTypes& memrefs, const std::string& attributes) {

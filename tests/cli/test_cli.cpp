@@ -66,6 +66,19 @@ void expectPassedOnNanokernels(const nlohmann::json& report, std::size_t rows, c
 
 constexpr const char* kQuick = "--reps 2 --min-time 0.01 --quiet";
 
+// A suite of `cases` (YAML list items) written as NAME.yaml and run quickly with
+// `options`, its JSON report written to `json` (NAME.json).
+struct SuiteRun {
+  Outcome outcome;
+  fs::path json;
+};
+SuiteRun runCases(const std::string& name, const std::string& cases, const std::string& options) {
+  const fs::path suite = tempPath(name + ".yaml");
+  std::ofstream(suite) << "suite: " << name << "\ncases:\n" << cases;
+  const fs::path json = tempPath(name + ".json");
+  return {nkbench("run --suite " + suite.string() + " " + options + " " + kQuick + " --json " + json.string()), json};
+}
+
 TEST(Cli, RunWritesVerifiedRowsAsCsvAndJson) {
   const fs::path csv = tempPath("smoke.csv");
   const fs::path json = tempPath("smoke.json");
@@ -132,16 +145,14 @@ TEST(Cli, TinyAndOddShapesVerifyOnEveryBackend) {
 
 TEST(Cli, Bf16BrgemmRunsOnDotProductNanokernels) {
   if (!nkbench::detectCpuFeatures().has(nkbench::Isa::Avx512Bf16)) GTEST_SKIP() << "host lacks avx512-bf16";
-  const fs::path suite = tempPath("bf16.yaml");
-  std::ofstream(suite) << "suite: bf16\ncases:\n"
-                          "  - {id: b16, kind: brgemm, shape: [16, 64, 32], batch: 4, dtype: bf16}\n"
-                          "  - {id: odd-k, kind: brgemm, shape: [7, 36, 5], batch: 2, beta: 1, dtype: bf16}\n"
-                          "  - {id: gemm, kind: gemm, shape: [100, 37, 129], dtype: bf16}\n"
-                          "  - {id: n33, kind: brgemm, shape: [7, 33, 5], batch: 2, beta: 1, dtype: bf16}\n";
-  const fs::path json = tempPath("bf16.json");
-  const Outcome run = nkbench("run --suite " + suite.string() + " --backends mlir " + kQuick + " --json " + json.string());
-  ASSERT_EQ(run.exit_code, 0) << run.output;
-  const nlohmann::json report = readReport(json);
+  const SuiteRun run = runCases("bf16",
+                                "  - {id: b16, kind: brgemm, shape: [16, 64, 32], batch: 4, dtype: bf16}\n"
+                                "  - {id: odd-k, kind: brgemm, shape: [7, 36, 5], batch: 2, beta: 1, dtype: bf16}\n"
+                                "  - {id: gemm, kind: gemm, shape: [100, 37, 129], dtype: bf16}\n"
+                                "  - {id: n33, kind: brgemm, shape: [7, 33, 5], batch: 2, beta: 1, dtype: bf16}\n",
+                                "--backends mlir");
+  ASSERT_EQ(run.outcome.exit_code, 0) << run.outcome.output;
+  const nlohmann::json report = readReport(run.json);
   expectPassedOnNanokernels(report, 4, "dot-nanokernel");
   EXPECT_GT(report.at("metadata").at("bf16_peak_gflops").get<double>(), 0.0);
   EXPECT_EQ(report.at("metadata").at("bf16_peak_instruction"), "vdpbf16ps");
@@ -150,19 +161,16 @@ TEST(Cli, Bf16BrgemmRunsOnDotProductNanokernels) {
 
 TEST(Cli, AmxEmulatedRunsTheTileKernelsAndSaysTheyAreEmulated) {
   if (!nkbench::detectCpuFeatures().has(nkbench::Isa::AmxEmulated)) GTEST_SKIP() << "host lacks avx512-bf16";
-  const fs::path suite = tempPath("amx-emulated.yaml");
-  std::ofstream(suite) << "suite: amxe\ncases:\n"
-                          "  - {id: tiles, kind: brgemm, shape: [32, 32, 64], batch: 2, dtype: bf16}\n"
-                          "  - {id: edge, kind: brgemm, shape: [48, 16, 32], batch: 3, beta: 1, dtype: bf16}\n"
-                          "  - {id: off-grid, kind: brgemm, shape: [7, 33, 5], batch: 2, beta: 1, dtype: bf16, "
-                          "c_dtype: bf16}\n";
-  const fs::path json = tempPath("amx-emulated.json");
-  const Outcome run = nkbench("run --suite " + suite.string() + " --backends mlir --isa amx-emulated " + kQuick +
-                              " --json " + json.string());
-  ASSERT_EQ(run.exit_code, 0) << run.output;
-  const nlohmann::json report = readReport(json);
+  const SuiteRun run =
+      runCases("amx-emulated",
+               "  - {id: tiles, kind: brgemm, shape: [32, 32, 64], batch: 2, dtype: bf16}\n"
+               "  - {id: edge, kind: brgemm, shape: [48, 16, 32], batch: 3, beta: 1, dtype: bf16}\n"
+               "  - {id: off-grid, kind: brgemm, shape: [7, 33, 5], batch: 2, beta: 1, dtype: bf16, c_dtype: bf16}\n",
+               "--backends mlir --isa amx-emulated");
+  ASSERT_EQ(run.outcome.exit_code, 0) << run.outcome.output;
+  const nlohmann::json report = readReport(run.json);
   expectPassedOnNanokernels(report, 3, "amx-tile-nanokernel");
-  EXPECT_NE(run.output.find("their timings are not AMX performance"), std::string::npos) << run.output;
+  EXPECT_NE(run.outcome.output.find("their timings are not AMX performance"), std::string::npos) << run.outcome.output;
   EXPECT_EQ(report.at("metadata").at("bf16_peak_instruction"), "vdpbf16ps");  // not the tiles' peak
   for (const nlohmann::json& row : report.at("rows")) {
     EXPECT_EQ(row.at("isa"), "amx-emulated");
@@ -174,30 +182,23 @@ TEST(Cli, AmxEmulatedRunsTheTileKernelsAndSaysTheyAreEmulated) {
 
 TEST(Cli, Bf16WideningRouteRunsFmaNanokernelsWithoutAvx512Bf16) {
   if (!nkbench::detectCpuFeatures().has(nkbench::Isa::Avx512)) GTEST_SKIP() << "host lacks avx512";
-  const fs::path suite = tempPath("bf16-widen.yaml");
-  std::ofstream(suite) << "suite: bf16w\ncases:\n"
-                          "  - {id: b0, kind: brgemm, shape: [32, 32, 32], batch: 4, dtype: bf16}\n"
-                          "  - {id: b1, kind: brgemm, shape: [64, 64, 16], batch: 2, beta: 1, dtype: bf16}\n";
-  const fs::path json = tempPath("bf16-widen.json");
-  const Outcome run = nkbench("run --suite " + suite.string() +
-                              " --backends mlir --isa avx512 --schedule avx512.bf16-widen.8x32 " + kQuick +
-                              " --json " + json.string());
-  ASSERT_EQ(run.exit_code, 0) << run.output;
-  const nlohmann::json report = readReport(json);
+  const SuiteRun run = runCases("bf16-widen",
+                                "  - {id: b0, kind: brgemm, shape: [32, 32, 32], batch: 4, dtype: bf16}\n"
+                                "  - {id: b1, kind: brgemm, shape: [64, 64, 16], batch: 2, beta: 1, dtype: bf16}\n",
+                                "--backends mlir --isa avx512 --schedule avx512.bf16-widen.8x32");
+  ASSERT_EQ(run.outcome.exit_code, 0) << run.outcome.output;
+  const nlohmann::json report = readReport(run.json);
   expectPassedOnNanokernels(report, 2, "widen-fma-nanokernel");
 }
 
 TEST(Cli, Bf16RunsUnderAnAvx2CapThroughTheWideningRoute) {
-  const fs::path suite = tempPath("bf16-avx2.yaml");
-  std::ofstream(suite) << "suite: bf16a\ncases:\n"
-                          "  - {id: edges, kind: brgemm, shape: [7, 33, 5], batch: 3, beta: 1, dtype: bf16}\n"
-                          "  - {id: blocks, kind: brgemm, shape: [32, 32, 16], batch: 2, dtype: bf16}\n"
-                          "  - {id: gemm, kind: gemm, shape: [100, 37, 129], dtype: bf16}\n";
-  const fs::path json = tempPath("bf16-avx2.json");
-  const Outcome run =
-      nkbench("run --suite " + suite.string() + " --backends mlir --isa avx2 " + kQuick + " --json " + json.string());
-  ASSERT_EQ(run.exit_code, 0) << run.output;
-  const nlohmann::json report = readReport(json);
+  const SuiteRun run = runCases("bf16-avx2",
+                                "  - {id: edges, kind: brgemm, shape: [7, 33, 5], batch: 3, beta: 1, dtype: bf16}\n"
+                                "  - {id: blocks, kind: brgemm, shape: [32, 32, 16], batch: 2, dtype: bf16}\n"
+                                "  - {id: gemm, kind: gemm, shape: [100, 37, 129], dtype: bf16}\n",
+                                "--backends mlir --isa avx2");
+  ASSERT_EQ(run.outcome.exit_code, 0) << run.outcome.output;
+  const nlohmann::json report = readReport(run.json);
   expectPassedOnNanokernels(report, 3, "widen-fma-nanokernel");
   for (const nlohmann::json& row : report.at("rows"))
     EXPECT_NE(row.at("implementation").get<std::string>().find("avx2.bf16-widen"), std::string::npos) << row.dump();
