@@ -7,6 +7,7 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/isa_option.h"
 #include "harness/cli/shard_option.h"
+#include "harness/core/host_class.h"
 #include "harness/run/runner.h"
 #include "harness/suite/suite.h"
 #include "kernels/registry.h"
@@ -27,6 +28,9 @@ int list(const ListArguments& args) {
   const CpuFeatures features = detectCpuFeatures();
   std::cout << fmt::format("host: {} ({})\n", features.brand, features.vendor);
   std::cout << fmt::format("features: {}\n", fmt::join(features.flagNames(), " "));
+  if (!features.host_class.empty())
+    std::cout << fmt::format("host class: {} ({} masks the features above it)\n", features.host_class,
+                             kHostClassVariable);
   const auto best = bestIsa(features);
   std::cout << fmt::format("best isa: {}\n", best ? std::string(toString(*best)) : "none (needs AVX2+FMA)");
   std::string isa_error;

@@ -11,6 +11,7 @@
 #include "harness/suite/suite.h"
 #include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_compiler.h"
+#include "kernels/mlir/route_choice.h"
 
 namespace nkbench::cli {
 namespace {
@@ -48,30 +49,35 @@ void checkStage(const std::string& stage) {
   throw Error(fmt::format("--stage '{}': expected payload, transform, scheduled, llvm, asm or all", stage));
 }
 
-// `auto` is the host's best level; a named level is taken as is: nothing runs.
-Isa showIsa(const std::string& text) {
-  if (auto isa = parseIsaOption(text)) return *isa;
+// `auto` is the host's best level. A named level is taken as is for a named CPU
+// (nothing runs); for the host it must be one the host has.
+Isa showIsa(const std::string& text, bool for_host) {
+  const std::optional<Isa> named = parseIsaOption(text);
+  if (named && !for_host) return *named;
   std::string error;
-  const std::optional<Isa> best = resolveIsa(std::nullopt, detectCpuFeatures(), &error);
-  if (!best) throw Error(error);
-  return *best;
+  const std::optional<Isa> isa = resolveIsa(named, detectCpuFeatures(), &error);
+  if (!isa) throw Error(named ? error + "; name a --target-cpu (e.g. sapphirerapids) to see another CPU's code" : error);
+  return *isa;
 }
 
 int show(const ShowArguments& args) {
   checkStage(args.stage);
   const Suite suite = loadSuite(args.suite);
   const SuiteCase& c = findCase(suite, args.case_id);
-  const Isa isa = showIsa(args.isa);
-  const mlir_backend::Schedule& schedule = mlir_backend::selectSchedule(isa, c.problem.dtype, args.schedule);
+  const bool for_host = args.target_cpu.empty();
+  const Isa isa = showIsa(args.isa, for_host);
+  const mlir_backend::RouteChoice route = mlir_backend::chooseRoute(isa, c.problem, args.schedule);
+  const mlir_backend::Schedule& schedule = *route.schedule;
   const Problem kernel = mlir_backend::kernelProblemFor(c.problem, schedule);
-  // Always a named CPU (the host's by default): such a compiler never runs what it generates.
-  const std::string cpu = args.target_cpu.empty() ? mlir_backend::hostCpuName() : args.target_cpu;
-  mlir_backend::MlirCompiler compiler(isa, hostCacheSizes(), cpu);
+  // The host by its feature bits, as `run` compiles (a VM's CPU name can lack
+  // features its CPUID reports), or a named CPU; generate() never runs the code.
+  mlir_backend::MlirCompiler compiler(isa, hostCacheSizes(), args.target_cpu);
   const CompilationStages stages = compiler.generate(kernel, schedule, mlir_backend::Lowering::Nanokernel);
 
-  std::cout << fmt::format("// {}: {}kernel {}, schedule {}, --isa {}, target {}\n", c.id,
+  std::cout << fmt::format("// {}: {}kernel {}, schedule {}{}, --isa {}, target {}\n", c.id,
                            c.problem.kind == OpKind::Gemm ? "block " : "", kernel.describe(), schedule.name,
-                           toString(isa), compiler.targetDescription());
+                           route.reason.empty() ? "" : " (" + route.reason + ")", toString(isa),
+                           compiler.targetDescription());
   for (const auto& [name, member] : kStages)
     if (args.stage == "all" || args.stage == name)
       std::cout << fmt::format("// ----- {} -----\n{}\n", name, stages.*member);
@@ -90,7 +96,7 @@ void addShowCommand(CLI::App& app, Action& action) {
                   "ISA level to generate code for (the host need not have it): auto|avx2|avx512|avx512-bf16|amx-emulated|amx")
       ->capture_default_str();
   cmd->add_option("--target-cpu", args->target_cpu,
-                  "LLVM CPU to compile for, e.g. sapphirerapids, znver4, haswell (default: the host's)");
+                  "LLVM CPU to compile for, e.g. sapphirerapids, znver4, haswell (default: the host, by its CPU features)");
   cmd->add_option("--stage", args->stage, "payload|transform|scheduled|llvm|asm|all")->capture_default_str();
   cmd->add_option("--schedule", args->schedule,
                   "MLIR schedule instead of the ISA's default: " + mlir_backend::scheduleNames());

@@ -1,5 +1,7 @@
 #include "harness/core/isa.h"
 
+#include "harness/core/host_class.h"
+
 #include <cpuid.h>
 
 #include <array>
@@ -125,7 +127,7 @@ std::vector<std::string> CpuFeatures::flagNames() const {
   return names;
 }
 
-CpuFeatures detectCpuFeatures() {
+CpuFeatures detectUnmaskedCpuFeatures() {
   CpuFeatures f;
   f.vendor = vendorString();
   f.brand = brandString();
@@ -157,6 +159,12 @@ CpuFeatures detectCpuFeatures() {
     f.os_zmm_state = all(0x6) && all(0xE0);           // + opmask, ZMM0-15 high, ZMM16-31
     f.os_tile_state = all((1u << 17) | (1u << 18));   // TILECFG + TILEDATA
   }
+  return f;
+}
+
+CpuFeatures detectCpuFeatures() {
+  CpuFeatures f = detectUnmaskedCpuFeatures();
+  if (const std::optional<Isa> host_class = hostClassFromEnvironment()) f = maskToHostClass(f, *host_class);
   if (f.amx_tile && f.amx_bf16 && f.os_tile_state) f.tile_permission = requestTileDataPermission();
   return f;
 }
@@ -182,7 +190,9 @@ std::optional<Isa> resolveIsa(std::optional<Isa> requested, const CpuFeatures& f
                               std::string* error) {
   const auto hostFlags = [&features] {
     const std::vector<std::string> names = features.flagNames();
-    return names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "));
+    const std::string masked =
+        features.host_class.empty() ? "" : fmt::format("; {}={} masks the rest", kHostClassVariable, features.host_class);
+    return (names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))) + masked;
   };
   if (!requested) {
     const std::optional<Isa> best = bestIsa(features);

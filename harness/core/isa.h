@@ -37,14 +37,20 @@ struct CpuFeatures {
   bool os_zmm_state = false;  // XCR0 saves opmask/ZMM
   bool os_tile_state = false; // XCR0 can hold AMX tile data (permission still needed)
   TilePermission tile_permission;  // asked only when the CPU and XCR0 allow AMX
+  std::string host_class;     // the NKBENCH_HOST_CLASS level the CPU was masked to; empty when not masked
 
   bool has(Isa isa) const;
   std::vector<std::string> flagNames() const;  // e.g. {"avx2", "fma", "avx512f", ...}
 };
 
-// Reads CPUID and XCR0; on a host whose CPU and OS allow AMX it also requests the
-// tile data permission (see tile_permission.h), so a level it reports can run.
+// Reads CPUID and XCR0, masked to the host class NKBENCH_HOST_CLASS names (see
+// host_class.h); on a host whose CPU and OS allow AMX it also requests the tile
+// data permission (see tile_permission.h), so a level it reports can run.
+// Throws nkbench::Error when NKBENCH_HOST_CLASS is not a class.
 CpuFeatures detectCpuFeatures();
+
+// CPUID and XCR0 as they are, without a mask and without asking for permission.
+CpuFeatures detectUnmaskedCpuFeatures();
 
 // Why AMX cannot run with these features ("CPU lacks amx-tile", "the kernel refused
 // XTILEDATA permission: ..."), checked in that order; nullopt when it can.

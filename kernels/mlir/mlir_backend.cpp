@@ -14,6 +14,7 @@
 #include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_compiler.h"
 #include "kernels/mlir/payload_ir.h"
+#include "kernels/mlir/route_choice.h"
 #include "reference/bf16.h"
 #include "reference/vnni_packing.h"
 #include "llvm/Config/llvm-config.h"
@@ -138,7 +139,7 @@ class MlirBackend final : public Backend {
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
     const Schedule* schedule = nullptr;
     try {
-      schedule = &mlir_backend::selectSchedule(config_.isa, problem.dtype, config_.mlir_schedule);
+      schedule = mlir_backend::chooseRoute(config_.isa, problem, config_.mlir_schedule).schedule;
     } catch (const Error& error) {
       return error.what();
     }
@@ -167,7 +168,9 @@ class MlirBackend final : public Backend {
 
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
-    const Schedule& schedule = mlir_backend::selectSchedule(config_.isa, problem.dtype, config_.mlir_schedule);
+    const mlir_backend::RouteChoice route = mlir_backend::chooseRoute(config_.isa, problem, config_.mlir_schedule);
+    route_reason_ = route.reason;
+    const Schedule& schedule = *route.schedule;
     const bool bf16_c = problem.c_dtype == DType::BF16;
     if (problem.kind == OpKind::Brgemm) {
       // Too many rows for the f32 sum on the stack: row panels that fit, each its own BRGEMM.
@@ -188,6 +191,12 @@ class MlirBackend final : public Backend {
 
  private:
   std::string target() const { return compiler_.targetDescription(); }
+
+  KernelInfo describeKernel(const CompiledKernel& kernel, const Schedule& schedule, DType c_dtype) const {
+    KernelInfo info = describe(kernel, schedule, config_.isa, target(), c_dtype);
+    if (!route_reason_.empty()) info.implementation += "; " + route_reason_;
+    return info;
+  }
 
   // The dot-product and widening kernels sum a bf16 C in f32 on their stack (the
   // tile kernels one block at a time): at most kMaxBf16CSumBytes.
@@ -211,7 +220,7 @@ class MlirBackend final : public Backend {
       return makeBf16BrgemmKernel<float>(problem, schedule, operands);
     }
     auto compiled = compileCached(problem, schedule);
-    KernelInfo info = describe(*compiled, schedule, config_.isa, target(), problem.c_dtype);
+    KernelInfo info = describeKernel(*compiled, schedule, problem.c_dtype);
     return std::make_unique<BrgemmKernel>(compiled, operands, std::move(info));
   }
 
@@ -222,7 +231,7 @@ class MlirBackend final : public Backend {
                                                const Operands& operands) {
     const Problem pairs = mlir_backend::kernelProblemFor(problem, schedule);
     auto compiled = compileCached(pairs, schedule);
-    KernelInfo info = describe(*compiled, schedule, config_.isa, target(), problem.c_dtype);
+    KernelInfo info = describeKernel(*compiled, schedule, problem.c_dtype);
     const std::string a_padding = pairs.k == problem.k       ? ""
                                   : pairs.k == problem.k + 1 ? ", A -> even K"
                                                              : fmt::format(", A and B -> K padded to {}", pairs.k);
@@ -237,7 +246,7 @@ class MlirBackend final : public Backend {
                                          const Operands& operands) {
     const Problem block = gemm.blockProblem();
     auto compiled = compileCached(block, schedule);
-    KernelInfo info = describe(*compiled, schedule, config_.isa, target(), block.c_dtype);
+    KernelInfo info = describeKernel(*compiled, schedule, block.c_dtype);
     const GemmBlocking& b = gemm.blocking();
     info.packing = schedule.bInVnniPairs()
                        ? fmt::format("A -> {0}x{2} blocks, B -> {2}x{1} VNNI blocks, brgemm batch {3}", b.bm, b.bn,
@@ -259,6 +268,7 @@ class MlirBackend final : public Backend {
   }
 
   BackendConfig config_;
+  std::string route_reason_;  // of the case being prepared: why it left the tile route, or empty
   Lowering lowering_;
   mlir_backend::MlirCompiler compiler_;
   std::map<std::string, std::shared_ptr<CompiledKernel>> cache_;

@@ -229,8 +229,6 @@ struct MlirCompiler::Lowered {
   std::string register_blocks;
 };
 
-std::string hostCpuName() { return llvm::sys::getHostCPUName().str(); }
-
 MlirCompiler::MlirCompiler(Isa isa, const CacheSizes& caches, const std::string& target_cpu)
     : impl_(std::make_unique<Impl>(isa, caches, target_cpu)) {}
 MlirCompiler::~MlirCompiler() = default;

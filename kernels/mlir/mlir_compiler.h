@@ -42,9 +42,6 @@ struct CompilationStages {
   std::string assembly;   // the host code, as LLVM's code generator emits it
 };
 
-// LLVM's name for the host CPU, e.g. "znver4".
-std::string hostCpuName();
-
 class MlirCompiler {
  public:
   // Code is generated for the host CPU, or for `target_cpu` (an LLVM CPU name such as

@@ -21,7 +21,10 @@ class AmxEmulation : public ::testing::TestWithParam<Problem> {};
 TEST_P(AmxEmulation, MatchesTheReferenceExactly) {
   if (!detectCpuFeatures().has(Isa::AmxEmulated)) GTEST_SKIP() << "host lacks avx512-bf16";
   const Problem& problem = GetParam();
-  const std::unique_ptr<Backend> backend = makeMlirBackend(test::hostConfig(Isa::AmxEmulated));
+  // Named, so that shapes the route rule would give the vector kernels still run on tiles.
+  BackendConfig config = test::hostConfig(Isa::AmxEmulated);
+  config.mlir_schedule = "amx.bf16.32x32";
+  const std::unique_ptr<Backend> backend = makeMlirBackend(config);
   ASSERT_EQ(backend->unsupportedReason(problem), std::nullopt);
   const test::RunOutcome outcome = test::runAgainstReference(*backend, problem);
   EXPECT_EQ(outcome.verification.status, VerifyStatus::Passed) << outcome.verification.detail;
@@ -129,6 +132,22 @@ TEST(AmxEmulationShapes, EveryTileBlockMatchesTheReferenceExactly) {
       EXPECT_EQ(outcome.verification.max_error, 0.0);
       EXPECT_NE(outcome.info.implementation.find(schedule), std::string::npos) << outcome.info.implementation;
     }
+}
+
+// Without a named schedule, shapes the tiles would mostly pad take the vector
+// kernels (route_choice.h), verified alike, and the row says why.
+TEST(AmxEmulationShapes, MostlyPaddedShapesTakeTheVectorRouteByTheRule) {
+  if (!detectCpuFeatures().has(Isa::AmxEmulated)) GTEST_SKIP() << "host lacks avx512-bf16";
+  const std::unique_ptr<Backend> backend = makeMlirBackend(test::hostConfig(Isa::AmxEmulated));
+  const test::RunOutcome vector = test::runAgainstReference(*backend, test::asBf16(test::brgemm(7, 33, 6, 1, true)));
+  EXPECT_EQ(vector.verification.status, VerifyStatus::Passed) << vector.verification.detail;
+  EXPECT_EQ(vector.info.nanokernel.rfind("dot-nanokernel", 0), 0u) << vector.info.nanokernel;
+  EXPECT_NE(vector.info.implementation.find("vector route: the tiles would do 6% useful work, below 25%"),
+            std::string::npos)
+      << vector.info.implementation;
+  const test::RunOutcome tiles = test::runAgainstReference(*backend, test::asBf16(test::brgemm(8, 32, 32, 4, false)));
+  EXPECT_EQ(tiles.verification.status, VerifyStatus::Passed) << tiles.verification.detail;
+  EXPECT_EQ(tiles.info.nanokernel.rfind("amx-tile-nanokernel", 0), 0u) << tiles.info.nanokernel;
 }
 
 // A bf16 C is summed per block: no stack limit on M x N, unlike the dot route.

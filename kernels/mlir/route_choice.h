@@ -1,0 +1,36 @@
+// Which route a bf16 case takes under an AMX cap: the tile kernels, or the vector
+// (dot-product) kernels where the tiles would mostly compute padding. One rule,
+// kept here, so that `run`, `list` and `show` agree.
+#pragma once
+
+#include <string>
+
+#include "harness/core/isa.h"
+#include "harness/core/problem.h"
+#include "kernels/mlir/schedule.h"
+
+namespace nkbench::mlir_backend {
+
+// Tile route when at least this share of the padded tile work is the case's own.
+// Measured on a Sapphire Rapids-class VM (shared/notes/hosts.md, one core): at
+// 2-6% useful work (7x33x6 b1, 5x100x2 b9, 7x36x5 b2) the tiles ran 15-24 GFLOPS
+// against 53-99 on the dot-product route; at 50% (8x32x32 b32) 916 against at
+// most the dot peak of 123. The threshold sits between, nearer the losses.
+inline constexpr double kMinTileUtilisation = 0.25;
+
+// M*N*K over the work of the tiles that cover it: M and N rounded up to whole
+// 16-row and 16-column tiles, K to whole 32-deep tile steps.
+double tileUtilisation(const Problem& problem);
+
+struct RouteChoice {
+  const Schedule* schedule = nullptr;
+  std::string reason;  // why the vector route was taken under an AMX cap; empty otherwise
+};
+
+// The schedule for `problem` under cap `isa`: a named one as is (selectSchedule),
+// otherwise the cap's default, except that under amx or amx-emulated a bf16 case
+// whose tileUtilisation is below kMinTileUtilisation takes the best vector schedule.
+// Throws nkbench::Error as selectSchedule does.
+RouteChoice chooseRoute(Isa isa, const Problem& problem, const std::string& named_schedule = "");
+
+}  // namespace nkbench::mlir_backend
