@@ -1,6 +1,6 @@
-// The AMX tile kernels, emulated in vector code (--isa amx-emulated), run on this
-// host and checked bit for bit against the reference: their tile loads, strides,
-// VNNI indexing and C handling are the AMX kernel's own.
+// The AMX tile kernels, emulated in vector code (--isa amx-emulated) and, where
+// the host has AMX, on real tiles, checked bit for bit against the reference:
+// their tile loads, strides, VNNI indexing and C handling are the AMX kernel's own.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,21 +18,35 @@ namespace {
 
 class AmxEmulation : public ::testing::TestWithParam<Problem> {};
 
+// The tile levels this host runs: emulated tiles where it has avx512-bf16, and
+// real tiles too where it has AMX.
+std::vector<Isa> hostTileLevels() {
+  std::vector<Isa> levels;
+  for (Isa isa : {Isa::AmxEmulated, Isa::Amx})
+    if (detectCpuFeatures().has(isa)) levels.push_back(isa);
+  return levels;
+}
+
 TEST_P(AmxEmulation, MatchesTheReferenceExactly) {
-  if (!detectCpuFeatures().has(Isa::AmxEmulated)) GTEST_SKIP() << "host lacks avx512-bf16";
+  if (hostTileLevels().empty()) GTEST_SKIP() << "host lacks avx512-bf16";
   const Problem& problem = GetParam();
-  // Named, so that shapes the route rule would give the vector kernels still run on tiles.
-  BackendConfig config = test::hostConfig(Isa::AmxEmulated);
-  config.mlir_schedule = "amx.bf16.32x32";
-  const std::unique_ptr<Backend> backend = makeMlirBackend(config);
-  ASSERT_EQ(backend->unsupportedReason(problem), std::nullopt);
-  const test::RunOutcome outcome = test::runAgainstReference(*backend, problem);
-  EXPECT_EQ(outcome.verification.status, VerifyStatus::Passed) << outcome.verification.detail;
-  EXPECT_EQ(outcome.verification.max_error, 0.0);
-  EXPECT_EQ(outcome.info.nanokernel.rfind("amx-tile-nanokernel", 0), 0u) << outcome.info.nanokernel;
-  EXPECT_NE(outcome.info.implementation.find("(amx.bf16.32x32, emulated tiles)"), std::string::npos)
-      << outcome.info.implementation;
-  EXPECT_EQ(outcome.info.caveat, "emulated AMX: the timing is not AMX performance");
+  for (Isa isa : hostTileLevels()) {
+    SCOPED_TRACE(toString(isa));
+    // Named, so that shapes the route rule would give the vector kernels still run on tiles.
+    BackendConfig config = test::hostConfig(isa);
+    config.mlir_schedule = "amx.bf16.32x32";
+    const std::unique_ptr<Backend> backend = makeMlirBackend(config);
+    ASSERT_EQ(backend->unsupportedReason(problem), std::nullopt);
+    const test::RunOutcome outcome = test::runAgainstReference(*backend, problem);
+    EXPECT_EQ(outcome.verification.status, VerifyStatus::Passed) << outcome.verification.detail;
+    EXPECT_EQ(outcome.verification.max_error, 0.0);
+    EXPECT_EQ(outcome.info.nanokernel.rfind("amx-tile-nanokernel", 0), 0u) << outcome.info.nanokernel;
+    const bool emulated = isa == Isa::AmxEmulated;
+    EXPECT_NE(outcome.info.implementation.find(emulated ? "(amx.bf16.32x32, emulated tiles)" : "(amx.bf16.32x32)"),
+              std::string::npos)
+        << outcome.info.implementation;
+    EXPECT_EQ(outcome.info.caveat, emulated ? "emulated AMX: the timing is not AMX performance" : "");
+  }
 }
 
 // On the tile grid, and off it: M and N remainders (tiles of fewer rows and
