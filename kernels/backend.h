@@ -33,6 +33,9 @@ struct KernelInfo {
   std::string nanokernel;      // structural evidence of nanokernel composition (mlir only)
   std::string packing;         // e.g. "A,B -> 64x64x64 blocks"; empty when operands are used in place
   std::string caveat;          // what the timing does not mean (emulated AMX); leads the row's note
+  // The ISA level the kernel's code was generated for, at or below the run's cap,
+  // as toString(Isa) spells it; empty where no level of nkbench's names fits.
+  std::string isa_used;
 };
 
 // One compiled/dispatched kernel bound to its operands.

@@ -116,6 +116,16 @@ void judgeTimedRows(RowComparison& result, const RunIndex& base_index, const Run
   result.note += "no per-repetition samples: medians alone decide";
 }
 
+// Rows match by the run's cap; under one cap a backend may still have run code of
+// another level (a library update, another host). Unknown (older reports): silent.
+void noteLevelChange(RowComparison& result) {
+  const std::string& then = result.base->isa_used;
+  const std::string& now = result.current->isa_used;
+  if (then.empty() || now.empty() || then == now) return;
+  if (!result.note.empty()) result.note += "; ";
+  result.note += fmt::format("ISA used changed: {} then, {} now", then, now);
+}
+
 RowComparison compareRow(const StoredRow& base, const RunIndex& base_index, const RunIndex& current_index,
                          const CompareOptions& options) {
   RowComparison result;
@@ -137,6 +147,7 @@ RowComparison compareRow(const StoredRow& base, const RunIndex& base_index, cons
     result.note = fmt::format("{} now: {}", current->status, current->note);
   } else {
     judgeTimedRows(result, base_index, current_index, options);
+    noteLevelChange(result);
   }
   return result;
 }

@@ -18,6 +18,7 @@ StoredRow storedRowOf(const ResultRow& row) {
   stored.dtype = std::string(toString(problem.dtype));
   stored.c_dtype = std::string(toString(problem.c_dtype));
   stored.isa = row.isa;
+  stored.isa_used = row.isa_used;
   stored.status = std::string(toString(row.status));
   stored.note = row.note;
   stored.problem = fmt::format("{} {}x{}x{} b{} beta={}", toString(problem.kind), problem.m, problem.n, problem.k,

@@ -14,6 +14,7 @@ struct StoredRow {
   std::string dtype;    // A and B
   std::string c_dtype;  // "f32" when the report predates the column
   std::string isa;
+  std::string isa_used; // level the backend's code used; empty when unknown (older reports) or not prepared
   std::string problem;  // "brgemm 64x64x64 b32 beta=1": tells a changed case from the same one
   std::string status;   // passed, failed, mistrusted, skipped, error
   std::string note;

@@ -17,10 +17,11 @@ struct Column {
   Align align;
 };
 
-constexpr std::array<Column, 11> kColumns = {{
+constexpr std::array<Column, 12> kColumns = {{
     {"case", Align::Left},
     {"backend", Align::Left},
     {"isa", Align::Left},
+    {"used", Align::Left},
     {"block", Align::Left},
     {"median GFLOPS", Align::Right},
     {"best", Align::Right},
@@ -43,6 +44,7 @@ Cells cellsOf(const ResultRow& row) {
       row.case_id,
       row.backend,
       row.isa.empty() ? "-" : row.isa,
+      row.isa_used.empty() ? "-" : row.isa_used,
       row.register_block.empty() ? "-" : row.register_block,
       if_timed(fmt::format("{:.2f}", row.median_gflops)),
       if_timed(fmt::format("{:.2f}", row.best_gflops)),

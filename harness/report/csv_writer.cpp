@@ -12,9 +12,9 @@ namespace nkbench {
 namespace {
 
 // Grouped as: the case, where it ran, what ran, timings, one-time costs, verification.
-constexpr std::array<std::string_view, 31> kColumns = {
+constexpr std::array<std::string_view, 32> kColumns = {
     "suite", "case", "kind", "dtype", "c_dtype", "m", "n", "k", "batch", "beta",
-    "isa", "backend", "threads",
+    "isa", "isa_used", "backend", "threads",
     "register_block", "implementation", "nanokernel",
     "repetitions", "median_gflops", "best_gflops", "median_ms", "best_ms", "stddev_ms",
     "iqr_ms", "noisy", "peak_fraction", "ratio_to_libxsmm",
@@ -57,6 +57,7 @@ std::string csvRecord(const ResultRow& row) {
       std::to_string(problem.batch),
       problem.accumulate ? "1" : "0",
       csvField(row.isa),
+      csvField(row.isa_used),
       csvField(row.backend),
       std::to_string(row.threads),
       csvField(row.register_block),

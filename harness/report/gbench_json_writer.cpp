@@ -54,6 +54,13 @@ json contextJson(const RunMetadata& metadata) {
   return context;
 }
 
+// "brgemm ..., amx", and the level used when the backend ran below the cap.
+std::string gbenchLabel(const ResultRow& row) {
+  std::string label = fmt::format("{}, {}", row.problem.describe(), row.isa);
+  if (!row.isa_used.empty() && row.isa_used != row.isa) label += fmt::format(" (used {})", row.isa_used);
+  return label;
+}
+
 // The keys every entry of one row shares.
 json entryJson(const ResultRow& row, int family_index) {
   return {
@@ -64,7 +71,7 @@ json entryJson(const ResultRow& row, int family_index) {
       {"repetitions", row.samples_ms.size()},
       {"threads", row.threads},
       {"time_unit", "ns"},
-      {"label", fmt::format("{}, {}", row.problem.describe(), row.isa)},
+      {"label", gbenchLabel(row)},
   };
 }
 

@@ -45,6 +45,8 @@ ResultRow rowFromJson(const json& row) {
     problem.batch = row.at("batch").get<std::int64_t>();
     problem.accumulate = row.at("beta").get<int>() == 1;
     result.isa = row.at("isa").get<std::string>();
+    // Reports from before the column say nothing of the level used.
+    result.isa_used = valueOr<std::string>(row, "isa_used", "");
     result.backend = row.at("backend").get<std::string>();
     result.threads = valueOr(row, "threads", 1);
     result.register_block = valueOr<std::string>(row, "register_block", "");

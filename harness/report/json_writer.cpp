@@ -48,6 +48,7 @@ json toJson(const ResultRow& row) {
       {"batch", problem.batch},
       {"beta", problem.accumulate ? 1 : 0},
       {"isa", row.isa},
+      {"isa_used", row.isa_used.empty() ? json(nullptr) : json(row.isa_used)},
       {"backend", row.backend},
       {"threads", row.threads},
       {"register_block", row.register_block},

@@ -16,7 +16,8 @@ struct ResultRow {
   std::string suite;
   std::string case_id;
   Problem problem;
-  std::string isa;
+  std::string isa;       // the run's cap
+  std::string isa_used;  // the level the backend's code used, at or below isa; empty when not prepared
   std::string backend;
   int threads = 1;
   std::string register_block;

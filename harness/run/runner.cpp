@@ -112,6 +112,7 @@ std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase
     if (set == 0) {  // later sets reuse what the first compiled; a failing row still says what ran
       row.compile_ms = elapsedMs(compile_start);
       row.implementation = kernel.info().implementation;
+      row.isa_used = kernel.info().isa_used;
       row.register_block = kernel.info().register_block;
       row.nanokernel = kernel.info().nanokernel;
     }

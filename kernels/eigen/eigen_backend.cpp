@@ -23,6 +23,7 @@ class EigenKernel final : public Kernel {
     const char* shape = problem.kind == OpKind::Gemm ? "GEMM" : "GEMM x batch";
     info_.implementation =
         fmt::format("Eigen {} {} (compiled ISA: {})", eigenVersion(), shape, eigen::compiledIsa());
+    info_.isa_used = eigen::compiledLevel();
     if (problem.dtype == DType::BF16) {
       // Eigen's own bfloat16 GEMM rounds every step to bf16: widen once and run in f32.
       info_.implementation += " on bf16 widened to f32";

@@ -37,4 +37,14 @@ const char* compiledIsa() {
 #endif
 }
 
+const char* compiledLevel() {
+#if defined(EIGEN_VECTORIZE_AVX512)
+  return "avx512";
+#elif defined(EIGEN_VECTORIZE_AVX2) && defined(EIGEN_VECTORIZE_FMA)
+  return "avx2";
+#else
+  return "";
+#endif
+}
+
 }  // namespace nkbench::eigen

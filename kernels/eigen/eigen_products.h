@@ -14,4 +14,8 @@ void batchedProduct(const float* a, const float* b, float* c, std::int64_t m, st
 // The vector ISA Eigen's kernels were compiled for, e.g. "avx2+fma".
 const char* compiledIsa();
 
+// compiledIsa() as an nkbench level ("avx2", "avx512"); empty below AVX2+FMA. Eigen
+// has no runtime dispatch, so this is what runs under every cap (the least is avx2).
+const char* compiledLevel();
+
 }  // namespace nkbench::eigen

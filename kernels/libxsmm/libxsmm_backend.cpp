@@ -25,9 +25,24 @@ int targetArchId(Isa cap) {
     case Isa::Avx512: return LIBXSMM_X86_AVX512_CORE;  // "skx": F, BW, DQ, VL
     case Isa::Avx512Bf16:
     case Isa::AmxEmulated:
-    case Isa::Amx: return LIBXSMM_X86_AVX512_CPX;  // 1.17 generates no AMX code
+    case Isa::Amx: return LIBXSMM_X86_AVX512_CPX;  // 1.17's best below AMX: it generates no AMX code
   }
   return LIBXSMM_X86_AVX2;
+}
+
+// The nkbench level a libxsmm target's code needs; empty below AVX2 (a target
+// forced down with LIBXSMM_TARGET), which no nkbench level names.
+std::string levelOf(int arch_id) {
+  if (arch_id >= LIBXSMM_X86_AVX512_CPX) return std::string(toString(Isa::Avx512Bf16));
+  if (arch_id >= LIBXSMM_X86_AVX512_CORE) return std::string(toString(Isa::Avx512));
+  if (arch_id >= LIBXSMM_X86_AVX2) return std::string(toString(Isa::Avx2));
+  return "";
+}
+
+// cpx adds bf16 instructions only: libxsmm's f32 code for it is AVX-512 code.
+std::string f32Level(const libxsmm::Target& target) {
+  const bool bf16_level = target.isa_used == toString(Isa::Avx512Bf16);
+  return bf16_level ? std::string(toString(Isa::Avx512)) : target.isa_used;
 }
 
 // libxsmm's code registry does not key kernels by target, so the target is fixed
@@ -35,7 +50,7 @@ int targetArchId(Isa cap) {
 struct ProcessTarget {
   int detected_id;  // what libxsmm found from CPUID (or LIBXSMM_TARGET)
   int id;
-  std::string name;
+  libxsmm::Target target;
 };
 
 const ProcessTarget& processTarget(Isa first_cap) {
@@ -43,7 +58,8 @@ const ProcessTarget& processTarget(Isa first_cap) {
     libxsmm_init();
     const int detected = libxsmm_get_target_archid();
     libxsmm_set_target_archid(std::min(detected, targetArchId(first_cap)));
-    return ProcessTarget{detected, libxsmm_get_target_archid(), libxsmm_get_target_arch()};
+    const int id = libxsmm_get_target_archid();
+    return ProcessTarget{detected, id, {libxsmm_get_target_arch(), levelOf(id)}};
   }();
   return target;
 }
@@ -85,11 +101,12 @@ GemmBlocking gemmBlocking(const Problem& problem) {
 
 class LibxsmmBrgemmKernel final : public Kernel {
  public:
-  LibxsmmBrgemmKernel(const Problem& problem, const Operands& operands, const std::string& target)
+  LibxsmmBrgemmKernel(const Problem& problem, const Operands& operands, const libxsmm::Target& target)
       : operands_(operands),
         batch_(static_cast<unsigned long long>(problem.batch)),
         kernel_(dispatchRowMajorBrgemm(problem)) {
-    info_.implementation = fmt::format("libxsmm brgemm ({})", target);
+    info_.implementation = fmt::format("libxsmm brgemm ({})", target.name);
+    info_.isa_used = f32Level(target);
   }
 
   void compute() override { kernel_(operands_.bAs<float>(), operands_.aAs<float>(), operands_.cAs<float>(), &batch_); }
@@ -104,13 +121,14 @@ class LibxsmmBrgemmKernel final : public Kernel {
 
 class LibxsmmGemmKernel final : public Kernel {
  public:
-  LibxsmmGemmKernel(const Problem& problem, const Operands& operands, const std::string& target)
+  LibxsmmGemmKernel(const Problem& problem, const Operands& operands, const libxsmm::Target& target)
       : operands_(operands),
         blocked_(problem, gemmBlocking(problem)),
         k_blocks_(static_cast<unsigned long long>(blocked_.kBlocks())),
         block_kernel_(dispatchRowMajorBrgemm(blocked_.blockProblem())) {
     const GemmBlocking& blocking = blocked_.blocking();
-    info_.implementation = fmt::format("libxsmm brgemm ({}) per C block", target);
+    info_.implementation = fmt::format("libxsmm brgemm ({}) per C block", target.name);
+    info_.isa_used = f32Level(target);
     info_.packing = fmt::format("A,B,C -> {}x{}x{} blocks", blocking.bm, blocking.bn, blocking.bk);
   }
 
@@ -150,18 +168,15 @@ class LibxsmmBackend final : public Backend {
     if (config_.threads != 1)
       return fmt::format("libxsmm kernels run single-threaded ({} threads requested)",
                          config_.threads);
-    // Its cpx code would stand in as AMX's rival: skip rather than mislabel.
-    if (config_.isa == Isa::Amx && problem.dtype == DType::BF16)
-      return "libxsmm 1.17 generates no AMX code (its newest target is cpx)";
     const int wanted_id = std::min(target_.detected_id, targetArchId(config_.isa));
     if (wanted_id != target_.id)
       return fmt::format("libxsmm's target is fixed per process at {} and cannot follow the {} cap",
-                         target_.name, toString(config_.isa));
+                         target_.target.name, toString(config_.isa));
     if (problem.kind == OpKind::Gemm) {
       if (problem.batch != 1) return "libxsmm gemm needs batch 1";
       if (problem.accumulate) return "libxsmm gemm runs with beta 0 only";
     }
-    if (problem.dtype == DType::BF16) return libxsmm::bf16Unsupported(problem, target_.name);
+    if (problem.dtype == DType::BF16) return libxsmm::bf16Unsupported(problem, target_.target.name);
     if (problem.kind == OpKind::Gemm) {
       Problem block = problem;
       const GemmBlocking blocking = gemmBlocking(problem);
@@ -176,10 +191,10 @@ class LibxsmmBackend final : public Backend {
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
     if (problem.dtype == DType::BF16)
-      return libxsmm::makeBf16Kernel(problem, operands, target_.name);
+      return libxsmm::makeBf16Kernel(problem, operands, target_.target);
     if (problem.kind == OpKind::Gemm)
-      return std::make_unique<LibxsmmGemmKernel>(problem, operands, target_.name);
-    return std::make_unique<LibxsmmBrgemmKernel>(problem, operands, target_.name);
+      return std::make_unique<LibxsmmGemmKernel>(problem, operands, target_.target);
+    return std::make_unique<LibxsmmBrgemmKernel>(problem, operands, target_.target);
   }
 
  private:

@@ -94,12 +94,13 @@ constexpr const char* cSuffix() {
 template <class CElement>
 class Bf16BrgemmKernel final : public Kernel {
  public:
-  Bf16BrgemmKernel(const Problem& problem, const Operands& operands, const std::string& target)
+  Bf16BrgemmKernel(const Problem& problem, const Operands& operands, const Target& target)
       : problem_(problem),
         operands_(operands),
         batch_(static_cast<unsigned long long>(problem.batch)),
-        kernel_(dispatchOrThrow<CElement>(withVnniK(problem), target)) {
-    info_.implementation = fmt::format("libxsmm bf16 brgemm ({}){}", target, cSuffix<CElement>());
+        kernel_(dispatchOrThrow<CElement>(withVnniK(problem), target.name)) {
+    info_.implementation = fmt::format("libxsmm bf16 brgemm ({}){}", target.name, cSuffix<CElement>());
+    info_.isa_used = target.isa_used;
     info_.packing = problem.k % kVnniPairBf16 == 0 ? "B -> VNNI [K/2][N][2]"
                                                    : "B -> VNNI [K/2][N][2], A -> even K";
   }
@@ -131,13 +132,14 @@ class Bf16BrgemmKernel final : public Kernel {
 template <class CElement>
 class Bf16GemmKernel final : public Kernel {
  public:
-  Bf16GemmKernel(const Problem& problem, const Operands& operands, const std::string& target)
+  Bf16GemmKernel(const Problem& problem, const Operands& operands, const Target& target)
       : operands_(operands),
         blocked_(problem, gemmBlocking(problem), BLayout::VnniPairs),
         k_blocks_(static_cast<unsigned long long>(blocked_.kBlocks())),
-        block_kernel_(dispatchOrThrow<CElement>(blocked_.blockProblem(), target)) {
+        block_kernel_(dispatchOrThrow<CElement>(blocked_.blockProblem(), target.name)) {
     const GemmBlocking& blocking = blocked_.blocking();
-    info_.implementation = fmt::format("libxsmm bf16 brgemm ({}){} per C block", target, cSuffix<CElement>());
+    info_.implementation = fmt::format("libxsmm bf16 brgemm ({}){} per C block", target.name, cSuffix<CElement>());
+    info_.isa_used = target.isa_used;
     info_.packing = fmt::format("A,B,C -> {}x{}x{} blocks, B in VNNI pairs", blocking.bm,
                                 blocking.bn, blocking.bk);
   }
@@ -162,7 +164,7 @@ class Bf16GemmKernel final : public Kernel {
 };
 
 template <class CElement>
-std::unique_ptr<Kernel> makeBf16KernelFor(const Problem& problem, const Operands& operands, const std::string& target) {
+std::unique_ptr<Kernel> makeBf16KernelFor(const Problem& problem, const Operands& operands, const Target& target) {
   if (problem.kind == OpKind::Gemm) return std::make_unique<Bf16GemmKernel<CElement>>(problem, operands, target);
   return std::make_unique<Bf16BrgemmKernel<CElement>>(problem, operands, target);
 }
@@ -181,8 +183,7 @@ std::optional<std::string> bf16Unsupported(const Problem& problem, const std::st
   return std::nullopt;
 }
 
-std::unique_ptr<Kernel> makeBf16Kernel(const Problem& problem, const Operands& operands,
-                                       const std::string& target) {
+std::unique_ptr<Kernel> makeBf16Kernel(const Problem& problem, const Operands& operands, const Target& target) {
   if (problem.c_dtype == DType::BF16) return makeBf16KernelFor<BFloat16>(problem, operands, target);
   return makeBf16KernelFor<float>(problem, operands, target);
 }

@@ -11,12 +11,18 @@
 
 namespace nkbench::libxsmm {
 
+// The code target libxsmm dispatches for in this process: its own name ("cpx") and
+// the nkbench level that names it ("avx512-bf16"), for KernelInfo.
+struct Target {
+  std::string name;
+  std::string isa_used;
+};
+
 // nullopt when libxsmm, at the process's target, dispatches the bf16 kernel that
 // `problem` needs (gemm: its block kernel); otherwise why not. Shape checks that
 // bf16 shares with f32 (batch 1 for gemm, threads, target) are the caller's.
 std::optional<std::string> bf16Unsupported(const Problem& problem, const std::string& target);
 
-std::unique_ptr<Kernel> makeBf16Kernel(const Problem& problem, const Operands& operands,
-                                       const std::string& target);
+std::unique_ptr<Kernel> makeBf16Kernel(const Problem& problem, const Operands& operands, const Target& target);
 
 }  // namespace nkbench::libxsmm

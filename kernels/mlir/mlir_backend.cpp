@@ -34,6 +34,7 @@ KernelInfo describe(const CompiledKernel& kernel, const Schedule& schedule, Isa 
   info.implementation = fmt::format("mlir jit {} ({}{}){}", target, schedule.name, emulated ? ", emulated tiles" : "",
                                     c_dtype == DType::BF16 ? ", bf16 C rounded in the kernel" : "");
   if (emulated) info.caveat = "emulated AMX: the timing is not AMX performance";
+  info.isa_used = std::string(toString(emulated ? Isa::AmxEmulated : schedule.isa));
   info.register_block = kernel.registerBlocks();
   info.nanokernel = kernel.evidence().summary;
   return info;

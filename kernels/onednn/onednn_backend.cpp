@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/onednn/onednn_isa_cap.h"
+#include "kernels/onednn/onednn_isa_level.h"
 #include "kernels/onednn/onednn_layout.h"
 
 #if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
@@ -99,7 +100,7 @@ std::optional<std::string> matmulUnavailable(const Problem& problem, bool blocke
 // summed in an f32 C between two reorders (bf16 -> f32 for beta 1, f32 -> bf16).
 class OnednnKernel final : public Kernel {
  public:
-  OnednnKernel(const Problem& problem, const Operands& operands, bool blocked_weights)
+  OnednnKernel(const Problem& problem, const Operands& operands, bool blocked_weights, Isa cap)
       : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {
     const bool needs_sum = problem.accumulate || problem.batch > 1;
     const bool needs_plain = !problem.accumulate;
@@ -127,7 +128,7 @@ class OnednnKernel final : public Kernel {
       }
       args_.push_back({{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}});
     }
-    describe(problem);
+    describe(problem, cap);
   }
 
   void pack() override {
@@ -172,7 +173,7 @@ class OnednnKernel final : public Kernel {
     return usesPlain(index) ? plain_->primitive : summing_->primitive;
   }
 
-  void describe(const Problem& problem) {
+  void describe(const Problem& problem, Isa cap) {
     const std::string first = implementationName(pdFor(0));
     if (problem.batch == 1)
       info_.implementation = first + (problem.accumulate ? " (sum post-op)" : "");
@@ -182,6 +183,7 @@ class OnednnKernel final : public Kernel {
       info_.implementation = fmt::format("{} then {} x (batch-1) (sum post-op)", first,
                                          implementationName(summing_->pd));
     if (round_c_) info_.implementation += ", summed in f32 C, reordered to bf16";
+    info_.isa_used = onednn::isaUsed(info_.implementation, cap);
     if (!reorders_.empty())
       info_.packing =
           fmt::format("B -> {} (a=K, b=N)", onednn::describeLayout(pdFor(0).weights_desc()));
@@ -240,7 +242,7 @@ class OnednnBackend final : public Backend {
     // oneDNN sizes its work split by the thread count when the primitive is made.
     setThreadCount(config_.threads);
     try {
-      return std::make_unique<OnednnKernel>(problem, operands, blocked_weights_);
+      return std::make_unique<OnednnKernel>(problem, operands, blocked_weights_, config_.isa);
     } catch (const dnnl::error& error) {
       throw Error(fmt::format("oneDNN failed for {}: {}", problem.describe(), error.what()));
     }

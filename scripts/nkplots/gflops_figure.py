@@ -44,5 +44,5 @@ def draw_speeds(axis, group: ResultGroup, backends: list[str], palette: Palette,
 
     unknown_peak = None if group.peaks else Line2D([], [], linestyle="none",
                                                    label="measured peak: unknown\n(no JSON metadata)")
-    legend_outside(axis, backend_legend_entries(backends, palette),
+    legend_outside(axis, backend_legend_entries(backends, palette, group.backend_label),
                    [unknown_peak, unmeasured_legend_entry(group, backends)])

@@ -56,6 +56,12 @@ class ResultGroup:
         if row.backend not in self.backends:
             self.backends.append(row.backend)
 
+    def backend_label(self, backend: str) -> str:
+        """The backend's name, with the levels it ran at where they are below the group's cap:
+        "libxsmm (avx512-bf16)" under amx."""
+        levels = sorted({row.isa_used for row in self.rows.values() if row.backend == backend and row.below_cap})
+        return f"{backend} ({', '.join(levels)})" if levels else backend
+
     @property
     def runs(self) -> list[RunInfo]:
         return list(dict.fromkeys(row.run for row in self.rows.values()))

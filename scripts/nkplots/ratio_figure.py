@@ -30,11 +30,12 @@ def build(group: ResultGroup, palette: Palette):
                       lambda case, backend: ratios[backend].per_case.get(case))
     geomean_x = label_cases_with_geomean(axis, group.cases)
     draw_geomeans(axis, geomean_x, [ratios[backend] for backend in backends], palette)
-    axis.axhline(1.0, color="#333333", linewidth=1.0, label=f"{BASELINE} = 1")
+    axis.axhline(1.0, color="#333333", linewidth=1.0, label=f"{group.backend_label(BASELINE)} = 1")
     values = [value for summary in ratios.values() for value in summary.per_case.values()]
     ratio_axis(axis, values, f"median GFLOPS / {BASELINE}'s median GFLOPS")
 
-    entries = backend_legend_entries(backends, palette, lambda backend: legend_label(ratios[backend]))
+    entries = backend_legend_entries(backends, palette,
+                                     lambda backend: legend_label(ratios[backend], group.backend_label(backend)))
     legend_outside(axis, entries, [unmeasured_legend_entry(group, backends)])
     set_title(fig, axis, f"Speed relative to {BASELINE} (same run)", group)
     return fig
@@ -53,9 +54,9 @@ def draw_geomeans(axis, x: float, summaries, palette: Palette) -> None:
                       rotation=90, fontsize=7, xytext=(0, 2), textcoords="offset points")
 
 
-def legend_label(summary) -> str:
+def legend_label(summary, name: str) -> str:
     if summary.geomean is None:
-        return f"{summary.backend}: geomean n/a"
+        return f"{name}: geomean n/a"
     cases = len(summary.per_case)
     count = f"{cases} cases" if cases == summary.case_count else f"{cases} of {summary.case_count} cases"
-    return f"{summary.backend}: geomean {summary.geomean:.3f} ({count})"
+    return f"{name}: geomean {summary.geomean:.3f} ({count})"

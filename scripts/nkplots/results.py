@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Optional
 
 STATUSES = ("passed", "failed", "mistrusted", "skipped", "error")
+# nkbench's ISA levels, lowest first (harness/core/isa.h).
+ISA_LEVELS = ("avx2", "avx512", "avx512-bf16", "amx-emulated", "amx")
 REQUIRED_FIELDS = ("case", "dtype", "isa", "backend", "status",
                    "median_gflops", "ratio_to_libxsmm", "compile_ms")
 
@@ -42,6 +44,13 @@ class ResultRow:
     ratio_to_libxsmm: Optional[float]
     compile_ms: Optional[float]
     run: RunInfo
+    isa_used: Optional[str] = None  # the level the backend ran at (<= isa); None in older reports
+
+    @property
+    def below_cap(self) -> bool:
+        """The backend ran a lower level than the run's cap (e.g. libxsmm's cpx code under amx)."""
+        return (self.isa_used in ISA_LEVELS and self.isa in ISA_LEVELS
+                and ISA_LEVELS.index(self.isa_used) < ISA_LEVELS.index(self.isa))
 
     @property
     def passed(self) -> bool:
@@ -159,4 +168,5 @@ def make_row(path: Path, where: str, record: dict, run: RunInfo) -> ResultRow:
         # Only a verified row was timed: anything else in these fields is not a measurement.
         median_gflops=number("median_gflops") if passed else None,
         ratio_to_libxsmm=number("ratio_to_libxsmm") if passed else None,
-        compile_ms=number("compile_ms"), run=run)
+        compile_ms=number("compile_ms"), run=run,
+        isa_used=record.get("isa_used") or None)  # absent from reports older than the column

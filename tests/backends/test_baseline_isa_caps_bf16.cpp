@@ -49,17 +49,43 @@ TEST_F(BaselineBf16IsaCap, LibxsmmAvx512) { expectRunsOrReports("libxsmm", Isa::
 TEST_F(BaselineBf16IsaCap, OnednnAvx2) { expectRunsOrReports("onednn", Isa::Avx2); }
 TEST_F(BaselineBf16IsaCap, OnednnAvx512) { expectRunsOrReports("onednn-packed", Isa::Avx512); }
 
-// libxsmm 1.17 has no AMX: under --isa amx its bf16 rows are skipped, saying so.
-// Nothing is dispatched or run, so this holds on any host.
-[[noreturn]] void printLibxsmmReasonUnderAmx() {
+// Cap semantics: libxsmm 1.17 has no AMX code, so under --isa amx it runs its best
+// target below the cap (cpx on an AVX-512 BF16 host) and says so in isa_used,
+// rather than skipping. Prints "isa_used=<level>" and exits 0 when the bf16 kernel
+// ran bit-exact; exits 1 when it was skipped or wrong.
+[[noreturn]] void printLibxsmmLevelUnderAmx() {
   const std::unique_ptr<Backend> backend = makeBaseline("libxsmm", hostConfig(Isa::Amx));
-  std::fprintf(stderr, "%s\n", backend->unsupportedReason(asBf16(brgemm(32, 32, 64, 4, false))).value_or("none").c_str());
-  std::exit(0);
+  const Problem problem = asBf16(brgemm(32, 32, 64, 4, false));
+  if (const auto reason = backend->unsupportedReason(problem)) {
+    std::fprintf(stderr, "skipped: %s\n", reason->c_str());
+    std::exit(1);
+  }
+  const RunOutcome outcome = runAgainstReference(*backend, problem);
+  std::fprintf(stderr, "isa_used=%s\n", outcome.info.isa_used.c_str());
+  std::exit(outcome.verification.status == VerifyStatus::Passed ? 0 : 1);
 }
 
-TEST_F(BaselineBf16IsaCap, LibxsmmSaysItHasNoAmx) {
+TEST_F(BaselineBf16IsaCap, LibxsmmRunsItsBestLevelUnderTheAmxCap) {
   if (!libraryBuiltIn("libxsmm")) GTEST_SKIP() << "libxsmm not built in";
-  EXPECT_EXIT(printLibxsmmReasonUnderAmx(), testing::ExitedWithCode(0), "libxsmm 1.17 generates no AMX code");
+  if (!detectCpuFeatures().has(Isa::Avx512Bf16)) GTEST_SKIP() << "host lacks avx512-bf16 (libxsmm's cpx target)";
+  EXPECT_EXIT(printLibxsmmLevelUnderAmx(), testing::ExitedWithCode(0), "isa_used=avx512-bf16\n");
+}
+
+// f32 kernels report the capped target's level; above avx512 (cpx) that adds only
+// bf16 instructions, which f32 code does not use.
+[[noreturn]] void printLibxsmmLevelUnder(Isa cap) {
+  const std::unique_ptr<Backend> backend = makeBaseline("libxsmm", hostConfig(cap));
+  const RunOutcome outcome = runAgainstReference(*backend, brgemm(16, 16, 16, 2, false));
+  std::fprintf(stderr, "isa_used=%s\n", outcome.info.isa_used.c_str());
+  std::exit(outcome.verification.status == VerifyStatus::Passed ? 0 : 1);
+}
+
+TEST_F(BaselineBf16IsaCap, LibxsmmReportsTheCappedLevel) {
+  if (!libraryBuiltIn("libxsmm")) GTEST_SKIP() << "libxsmm not built in";
+  EXPECT_EXIT(printLibxsmmLevelUnder(Isa::Avx2), testing::ExitedWithCode(0), "isa_used=avx2\n");
+  if (!detectCpuFeatures().has(Isa::Avx512)) GTEST_SKIP() << "host lacks avx512";
+  EXPECT_EXIT(printLibxsmmLevelUnder(Isa::Avx512), testing::ExitedWithCode(0), "isa_used=avx512\n");
+  EXPECT_EXIT(printLibxsmmLevelUnder(Isa::Amx), testing::ExitedWithCode(0), "isa_used=avx512\n");
 }
 
 }  // namespace

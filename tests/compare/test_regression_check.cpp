@@ -158,6 +158,22 @@ TEST(RegressionCheck, WithoutSamplesTheMediansDecide) {
   EXPECT_NE(mlir.note.find("medians alone decide"), std::string::npos);
 }
 
+TEST(RegressionCheck, ADifferentLevelUsedIsNoted) {
+  StoredRun base = run(), current = run();
+  base.rows[0].isa_used = "avx512";
+  current.rows[0].isa_used = "avx512-bf16";
+  const Comparison comparison = compareRuns(base, current, {});
+  const RowComparison& mlir = rowOf(comparison, "mlir");
+  EXPECT_EQ(mlir.verdict, Verdict::Unchanged);  // still matched: by the cap, as before
+  EXPECT_NE(mlir.note.find("ISA used changed: avx512 then, avx512-bf16 now"), std::string::npos) << mlir.note;
+}
+
+TEST(RegressionCheck, AnUnknownLevelUsedIsNotAChange) {
+  StoredRun base = run(), current = run();  // base: a report from before isa_used
+  current.rows[0].isa_used = "avx512";
+  EXPECT_EQ(rowOf(compareRuns(base, current, {}), "mlir").note.find("ISA used"), std::string::npos);
+}
+
 TEST(RegressionCheck, ThresholdIsConfigurable) {
   CompareOptions lenient;
   lenient.threshold = 0.25;

@@ -81,6 +81,7 @@ TEST(StoredRun, OlderReportsWithoutCDtypeOrSamplesLoad) {
   const StoredRun run = loadStoredRun(path);
   EXPECT_EQ(run.rows.at(0).key(), "a mlir f32 avx2");
   EXPECT_TRUE(run.rows.at(0).samples_ms.empty());
+  EXPECT_EQ(run.rows.at(0).isa_used, "");
   EXPECT_NE(run.origin.find("unknown"), std::string::npos);
 }
 

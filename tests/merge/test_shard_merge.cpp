@@ -15,6 +15,7 @@ ResultRow rowOf(const std::string& case_id, const std::string& backend) {
   row.suite = "s";
   row.case_id = case_id;
   row.isa = "avx512";
+  row.isa_used = backend == "eigen" ? "avx2" : "avx512";  // each row's own level, below the cap or at it
   row.backend = backend;
   row.status = VerifyStatus::Passed;
   return row;
@@ -85,6 +86,8 @@ TEST(ShardMerge, JsonKeepsTheRunFormatAndAddsTheShards) {
   EXPECT_EQ(report.at("shards")[1].at("hostname"), "host-2");
   EXPECT_TRUE(report.at("missing_shards").empty());
   EXPECT_TRUE(report.at("missing_cases").empty());
+  EXPECT_EQ(report.at("rows")[0].at("isa_used"), "avx2");  // a/eigen
+  EXPECT_EQ(report.at("rows")[1].at("isa_used"), "avx512");  // a/libxsmm
 }
 
 TEST(ShardMerge, NotesSeveralMachines) {

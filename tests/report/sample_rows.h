@@ -17,6 +17,7 @@ inline ResultRow passedRow() {
   row.case_id = "brgemm-8x32x16-b2";
   row.problem = Problem{OpKind::Brgemm, DType::F32, DType::F32, 8, 32, 16, 2, true};
   row.isa = "avx512";
+  row.isa_used = "avx512";
   row.backend = "mlir-nanokernel";
   row.threads = 1;
   row.register_block = "8x32";

@@ -28,7 +28,7 @@ TEST(ConsoleTable, OneTablePerSuiteInOrderOfAppearance) {
 
 TEST(ConsoleTable, ShowsMeasurementsAndStatus) {
   const std::string table = formatTable({test::passedRow()});
-  for (const char* text : {"case", "backend", "median GFLOPS", "x libxsmm", "compile ms", "pack ms",
+  for (const char* text : {"case", "backend", "used", "median GFLOPS", "x libxsmm", "compile ms", "pack ms",
                            "brgemm-8x32x16-b2", "mlir-nanokernel", "8x32", "123.46", "130.00",
                            "61.2", "1.05", "812.3", "0.012", "passed"}) {
     EXPECT_NE(table.find(text), std::string::npos) << text << "\n" << table;

@@ -75,7 +75,7 @@ std::string field(const Record& record, std::string_view column) {
 TEST(CsvWriter, HeaderHasTheDocumentedColumnsInOrder) {
   const Record expected = {
       "suite", "case", "kind", "dtype", "c_dtype", "m", "n", "k", "batch", "beta",
-      "isa", "backend", "threads",
+      "isa", "isa_used", "backend", "threads",
       "register_block", "implementation", "nanokernel",
       "repetitions", "median_gflops", "best_gflops", "median_ms", "best_ms", "stddev_ms",
       "iqr_ms", "noisy", "peak_fraction", "ratio_to_libxsmm",
@@ -142,6 +142,15 @@ TEST(CsvWriter, FormatsNumbers) {
   EXPECT_EQ(field(record, "note"), "");
 }
 
+TEST(CsvWriter, WritesTheLevelUsedBesideTheCap) {
+  ResultRow row = test::passedRow();
+  row.isa = "amx";
+  row.isa_used = "avx512-bf16";
+  const auto record = parseCsv(csvRecord(row) + "\n").at(0);
+  EXPECT_EQ(field(record, "isa"), "amx");
+  EXPECT_EQ(field(record, "isa_used"), "avx512-bf16");
+}
+
 TEST(CsvWriter, LeavesMeasurementsNotTakenEmpty) {
   const auto skipped = parseCsv(csvRecord(test::skippedRow()) + "\n").at(0);
   for (std::string_view column :
@@ -150,6 +159,7 @@ TEST(CsvWriter, LeavesMeasurementsNotTakenEmpty) {
     EXPECT_EQ(field(skipped, column), "") << column;
   }
   EXPECT_EQ(field(skipped, "status"), "skipped");
+  EXPECT_EQ(field(skipped, "isa_used"), "");  // never prepared
 
   const auto failed = parseCsv(csvRecord(test::failedRow()) + "\n").at(0);
   EXPECT_EQ(field(failed, "median_gflops"), "");

@@ -81,6 +81,18 @@ TEST(GbenchJsonWriter, OneIterationEntryPerRepetitionOfPassedRowsOnly) {
   EXPECT_EQ(entriesOf(report, "brgemm-8x32x16-b2/libxsmm", "iteration").at(0).at("family_index"), 1);
 }
 
+TEST(GbenchJsonWriter, TheLabelNamesALevelBelowTheCap) {
+  ResultRow below = test::passedRow();
+  below.isa = "amx";
+  below.isa_used = "avx512-bf16";
+  const json at_cap = toGbenchJson(test::sampleMetadata(), {test::passedRow()});
+  const json under = toGbenchJson(test::sampleMetadata(), {below});
+  const std::string label = entriesOf(under, gbenchName(below), "iteration").at(0).at("label");
+  EXPECT_NE(label.find("amx (used avx512-bf16)"), std::string::npos) << label;
+  const std::string plain = entriesOf(at_cap, gbenchName(below), "iteration").at(0).at("label");
+  EXPECT_EQ(plain.find("used"), std::string::npos) << plain;
+}
+
 TEST(GbenchJsonWriter, AggregatesMatchTheRowsStatistics) {
   const json report = toGbenchJson(test::sampleMetadata(), rows());
   for (const ResultRow& row : {rows()[0], rows()[3]}) {

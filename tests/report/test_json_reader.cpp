@@ -41,6 +41,8 @@ TEST(JsonReader, RoundTripsWhatTheWriterWrites) {
   EXPECT_EQ(report.rows[0].ratio_to_libxsmm, rows[0].ratio_to_libxsmm);
   EXPECT_FALSE(report.rows[3].ratio_to_libxsmm.has_value());
   EXPECT_EQ(report.rows[1].note, rows[1].note);
+  EXPECT_EQ(report.rows[0].isa_used, "avx512");
+  EXPECT_EQ(report.rows[1].isa_used, "");  // skipped: written as null
   EXPECT_EQ(report.metadata.library_versions, test::sampleMetadata().library_versions);
 }
 
@@ -71,8 +73,19 @@ TEST(JsonReader, OlderReportsTakeDefaults) {
   EXPECT_DOUBLE_EQ(row.median_ms, 0.5);
   EXPECT_TRUE(row.samples_ms.empty());
   EXPECT_TRUE(row.samples_iterations.empty());
+  EXPECT_EQ(row.isa_used, "");  // reports before the column do not say
   EXPECT_EQ(report.metadata.shard, "");
   EXPECT_TRUE(report.metadata.selected_cases.empty());
+}
+
+TEST(JsonReader, TheLevelUsedRoundTripsBelowTheCap) {
+  ResultRow row = test::passedRow();
+  row.isa = "amx";
+  row.isa_used = "avx512-bf16";
+  const json written = toJson(row);
+  EXPECT_EQ(written.at("isa_used"), "avx512-bf16");
+  EXPECT_EQ(rowFromJson(written).isa_used, "avx512-bf16");
+  EXPECT_TRUE(toJson(test::skippedRow()).at("isa_used").is_null());
 }
 
 TEST(JsonReader, BadReportsNameTheFileAndTheProblem) {

@@ -188,6 +188,39 @@ class AmxPeak(unittest.TestCase):
             self.assertNotIn("dot-product", text)
 
 
+class BelowTheCap(unittest.TestCase):
+    """A backend that ran a lower level than the run's cap is marked with that level; one at the cap is not."""
+
+    def test_libxsmm_under_amx_is_labelled_with_its_level(self):
+        metadata = {"cpu_model": "Tile CPU", "isa": "amx", "threads": 1, "date": "2026-01-02T03:04:05Z",
+                    "peak_gflops": 200.0, "bf16_peak_gflops": 6000.0, "bf16_peak_instruction": "tdpbf16ps"}
+        rows = []
+        for case in ("a1", "a2"):
+            rows += [dict(row(case, "libxsmm", dtype="bf16", isa="amx", gflops=1000.0, ratio=1.0,
+                              isa_used="avx512-bf16"), c_dtype="f32"),
+                     dict(row(case, "mlir", dtype="bf16", isa="amx", gflops=5000.0, ratio=5.0, isa_used="amx"),
+                          c_dtype="f32")]
+        with tempfile.TemporaryDirectory() as folder:
+            report = Path(folder) / "amx.json"
+            report.write_text(json.dumps({"nkbench_version": "0.1", "metadata": metadata, "rows": rows}))
+            result = run_script(report, "--out", Path(folder) / "plots")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            gflops = svg_text(Path(folder) / "plots" / "gflops-bf16-amx.svg")
+            self.assertIn("libxsmm (avx512-bf16)", gflops)
+            self.assertNotIn("mlir (", gflops)
+            self.assertIn("libxsmm (avx512-bf16) = 1", svg_text(Path(folder) / "plots" / "ratio-bf16-amx.svg"))
+
+    def test_reports_without_the_column_are_not_marked(self):
+        # f32_report() predates isa_used: its rows plot as before, with plain backend names.
+        self.assertNotIn("isa_used", f32_report()["rows"][0])
+        with tempfile.TemporaryDirectory() as folder:
+            report = Path(folder) / "old.json"
+            report.write_text(json.dumps(f32_report()))
+            result = run_script(report, "--out", Path(folder) / "plots")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertIn("libxsmm = 1", svg_text(Path(folder) / "plots" / "ratio-f32-avx512.svg"))
+
+
 class BadInput(unittest.TestCase):
     """Each bad input is one line on stderr naming the file, and exit status 2."""
 
