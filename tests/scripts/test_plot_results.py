@@ -86,6 +86,20 @@ def svg_text(path):
     return " ".join(text for element in ElementTree.parse(path).iter() for text in [element.text] if text)
 
 
+AMX_METADATA = {"cpu_model": "Tile CPU", "isa": "amx", "threads": 1, "date": "2026-01-02T03:04:05Z",
+                "peak_gflops": 200.0, "bf16_peak_gflops": 6000.0, "bf16_peak_instruction": "tdpbf16ps"}
+
+
+def plot_amx_report(rows, *figures):
+    """Plots one --isa amx report of `rows`; returns the script's result and the text of the named SVG figures."""
+    with tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "amx.json"
+        report.write_text(json.dumps({"nkbench_version": "0.1", "metadata": AMX_METADATA, "rows": rows}))
+        result = run_script(report, "--out", Path(folder) / "plots")
+        texts = [svg_text(Path(folder) / "plots" / figure) for figure in figures] if result.returncode == 0 else []
+        return result, texts
+
+
 class RenderedFigures(unittest.TestCase):
     """One render of two inputs (JSON with metadata + CSV without), shared by the checks below."""
 
@@ -174,41 +188,29 @@ class AmxPeak(unittest.TestCase):
     """Under --isa amx, bf16 rows are drawn against the measured AMX tile peak."""
 
     def test_bf16_rows_under_amx_show_the_tile_peak(self):
-        metadata = {"cpu_model": "Tile CPU", "isa": "amx", "threads": 1, "date": "2026-01-02T03:04:05Z",
-                    "peak_gflops": 200.0, "bf16_peak_gflops": 6000.0, "bf16_peak_instruction": "tdpbf16ps"}
         rows = [dict(row(case, backend, dtype="bf16", isa="amx", gflops=gflops), c_dtype="f32")
                 for case in ("a1", "a2") for backend, gflops in (("mlir", 5000.0), ("onednn", 4800.0))]
-        with tempfile.TemporaryDirectory() as folder:
-            report = Path(folder) / "amx.json"
-            report.write_text(json.dumps({"nkbench_version": "0.1", "metadata": metadata, "rows": rows}))
-            result = run_script(report, "--out", Path(folder) / "plots")
-            self.assertEqual(result.returncode, 0, result.stderr)
-            text = svg_text(Path(folder) / "plots" / "gflops-bf16-amx.svg")
-            self.assertIn("bf16 AMX tile peak", text)
-            self.assertNotIn("dot-product", text)
+        result, (text,) = plot_amx_report(rows, "gflops-bf16-amx.svg")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("bf16 AMX tile peak", text)
+        self.assertNotIn("dot-product", text)
 
 
 class BelowTheCap(unittest.TestCase):
     """A backend that ran a lower level than the run's cap is marked with that level; one at the cap is not."""
 
     def test_libxsmm_under_amx_is_labelled_with_its_level(self):
-        metadata = {"cpu_model": "Tile CPU", "isa": "amx", "threads": 1, "date": "2026-01-02T03:04:05Z",
-                    "peak_gflops": 200.0, "bf16_peak_gflops": 6000.0, "bf16_peak_instruction": "tdpbf16ps"}
         rows = []
         for case in ("a1", "a2"):
             rows += [dict(row(case, "libxsmm", dtype="bf16", isa="amx", gflops=1000.0, ratio=1.0,
                               isa_used="avx512-bf16"), c_dtype="f32"),
                      dict(row(case, "mlir", dtype="bf16", isa="amx", gflops=5000.0, ratio=5.0, isa_used="amx"),
                           c_dtype="f32")]
-        with tempfile.TemporaryDirectory() as folder:
-            report = Path(folder) / "amx.json"
-            report.write_text(json.dumps({"nkbench_version": "0.1", "metadata": metadata, "rows": rows}))
-            result = run_script(report, "--out", Path(folder) / "plots")
-            self.assertEqual(result.returncode, 0, result.stderr)
-            gflops = svg_text(Path(folder) / "plots" / "gflops-bf16-amx.svg")
-            self.assertIn("libxsmm (avx512-bf16)", gflops)
-            self.assertNotIn("mlir (", gflops)
-            self.assertIn("libxsmm (avx512-bf16) = 1", svg_text(Path(folder) / "plots" / "ratio-bf16-amx.svg"))
+        result, (gflops, ratio) = plot_amx_report(rows, "gflops-bf16-amx.svg", "ratio-bf16-amx.svg")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("libxsmm (avx512-bf16)", gflops)
+        self.assertNotIn("mlir (", gflops)
+        self.assertIn("libxsmm (avx512-bf16) = 1", ratio)
 
     def test_reports_without_the_column_are_not_marked(self):
         # f32_report() predates isa_used: its rows plot as before, with plain backend names.
