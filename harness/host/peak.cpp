@@ -206,4 +206,9 @@ double measureAmxBf16PeakGflops() {
   return bestGflops({runTileDotChains, kTileAccumulators * kFlopsPerTileProduct});
 }
 
+Bf16Peak bf16PeakFor(Isa run_isa, bool any_bf16_case) {
+  if (!any_bf16_case || run_isa < Isa::Avx512Bf16) return Bf16Peak::None;
+  return run_isa == Isa::Amx ? Bf16Peak::Tiles : Bf16Peak::DotProduct;
+}
+
 }  // namespace nkbench

@@ -23,4 +23,11 @@ double measureBf16DotPeakGflops();
 // (CPU features, XCR0 tile state or the OS's tile permission).
 double measureAmxBf16PeakGflops();
 
+// The bf16 peak a run measures and judges its bf16 rows against: the tiles
+// under --isa amx, the dot product from avx512-bf16 up (amx-emulated runs vector
+// code), none below avx512-bf16 or for a run without bf16 cases (it costs a
+// measurement).
+enum class Bf16Peak { None, DotProduct, Tiles };
+Bf16Peak bf16PeakFor(Isa run_isa, bool any_bf16_case);
+
 }  // namespace nkbench

@@ -275,16 +275,19 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   summary.metadata.command_line = options.command_line;
   summary.metadata.measured_clock_ghz = measureCoreClockGhz();
   summary.metadata.peak_gflops = measureFp32PeakGflops(*isa);
-  // The bf16 peak costs a measurement: only when a bf16 case will use it. Under
-  // --isa amx the kernels are judged against the tiles, not the vector dot product.
   const bool any_bf16 = std::any_of(cases.begin(), cases.end(),
                                     [](const SuiteCase& c) { return c.problem.dtype == DType::BF16; });
-  if (any_bf16 && *isa == Isa::Amx) {
-    summary.metadata.bf16_peak_gflops = measureAmxBf16PeakGflops();
-    summary.metadata.bf16_peak_instruction = "tdpbf16ps";
-  } else if (any_bf16 && *isa >= Isa::Avx512Bf16) {
-    summary.metadata.bf16_peak_gflops = measureBf16DotPeakGflops();
-    summary.metadata.bf16_peak_instruction = "vdpbf16ps";
+  switch (bf16PeakFor(*isa, any_bf16)) {
+    case Bf16Peak::Tiles:
+      summary.metadata.bf16_peak_gflops = measureAmxBf16PeakGflops();
+      summary.metadata.bf16_peak_instruction = "tdpbf16ps";
+      break;
+    case Bf16Peak::DotProduct:
+      summary.metadata.bf16_peak_gflops = measureBf16DotPeakGflops();
+      summary.metadata.bf16_peak_instruction = "vdpbf16ps";
+      break;
+    case Bf16Peak::None:
+      break;
   }
   for (const auto& backend : backends) summary.metadata.library_versions[backend->name()] = backend->version();
 

@@ -52,5 +52,16 @@ TEST(Peak, AmxPeakRunsOnlyWhereTheHostHasAmx) {
   EXPECT_GT(gflops, measureBf16DotPeakGflops());
 }
 
+// Which bf16 peak a run measures, for every level and with or without bf16 cases.
+TEST(Peak, Bf16PeakFollowsTheRunsLevel) {
+  EXPECT_EQ(bf16PeakFor(Isa::Avx2, true), Bf16Peak::None);
+  EXPECT_EQ(bf16PeakFor(Isa::Avx512, true), Bf16Peak::None);
+  EXPECT_EQ(bf16PeakFor(Isa::Avx512Bf16, true), Bf16Peak::DotProduct);
+  EXPECT_EQ(bf16PeakFor(Isa::AmxEmulated, true), Bf16Peak::DotProduct);
+  EXPECT_EQ(bf16PeakFor(Isa::Amx, true), Bf16Peak::Tiles);
+  for (Isa isa : {Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::AmxEmulated, Isa::Amx})
+    EXPECT_EQ(bf16PeakFor(isa, false), Bf16Peak::None) << toString(isa);
+}
+
 }  // namespace
 }  // namespace nkbench
