@@ -31,8 +31,8 @@ CpuFeatures maskToHostClass(CpuFeatures f, Isa top) {
   if (top < Isa::Amx) {
     f.amx_tile = f.amx_bf16 = false;
     f.tile_permission = {};
+    f.host_class = std::string(toString(top));
   }
-  if (top < Isa::Amx) f.host_class = std::string(toString(top));
   return f;
 }
 

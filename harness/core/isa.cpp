@@ -127,6 +127,9 @@ std::vector<std::string> CpuFeatures::flagNames() const {
   return names;
 }
 
+namespace {
+
+// CPUID and XCR0 as they are, without a mask and without asking for permission.
 CpuFeatures detectUnmaskedCpuFeatures() {
   CpuFeatures f;
   f.vendor = vendorString();
@@ -161,6 +164,8 @@ CpuFeatures detectUnmaskedCpuFeatures() {
   }
   return f;
 }
+
+}  // namespace
 
 CpuFeatures detectCpuFeatures() {
   CpuFeatures f = detectUnmaskedCpuFeatures();

@@ -49,9 +49,6 @@ struct CpuFeatures {
 // Throws nkbench::Error when NKBENCH_HOST_CLASS is not a class.
 CpuFeatures detectCpuFeatures();
 
-// CPUID and XCR0 as they are, without a mask and without asking for permission.
-CpuFeatures detectUnmaskedCpuFeatures();
-
 // Why AMX cannot run with these features ("CPU lacks amx-tile", "the kernel refused
 // XTILEDATA permission: ..."), checked in that order; nullopt when it can.
 std::optional<std::string> amxUnavailableReason(const CpuFeatures& features);

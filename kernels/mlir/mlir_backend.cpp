@@ -24,6 +24,7 @@ namespace {
 
 using mlir_backend::CompiledKernel;
 using mlir_backend::Lowering;
+using mlir_backend::RouteChoice;
 using mlir_backend::NanokernelKind;
 using mlir_backend::Schedule;
 
@@ -169,8 +170,7 @@ class MlirBackend final : public Backend {
 
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
-    const mlir_backend::RouteChoice route = mlir_backend::chooseRoute(config_.isa, problem, config_.mlir_schedule);
-    route_reason_ = route.reason;
+    const RouteChoice route = mlir_backend::chooseRoute(config_.isa, problem, config_.mlir_schedule);
     const Schedule& schedule = *route.schedule;
     const bool bf16_c = problem.c_dtype == DType::BF16;
     if (problem.kind == OpKind::Brgemm) {
@@ -178,24 +178,25 @@ class MlirBackend final : public Backend {
       if (sumsBf16COnTheStack(problem, schedule) && bf16CSumRows(problem) < problem.m)
         return std::make_unique<RowPanelBrgemm>(
             problem, operands, panelRows(problem, schedule),
-            [this, &schedule](const Problem& panel, const Operands& panel_operands) {
-              return prepareBrgemm(panel, schedule, panel_operands);
+            [this, route](const Problem& panel, const Operands& panel_operands) {
+              return prepareBrgemm(panel, route, panel_operands);
             });
-      return prepareBrgemm(problem, schedule, operands);
+      return prepareBrgemm(problem, route, operands);
     }
     const GemmBlocking blocking = mlir_backend::gemmBlockingFor(problem, schedule);
-    if (problem.dtype == DType::F32) return makeGemmKernel(BlockedGemm(problem, blocking), schedule, operands);
+    if (problem.dtype == DType::F32) return makeGemmKernel(BlockedGemm(problem, blocking), route, operands);
     const BLayout b_layout = schedule.bInVnniPairs() ? BLayout::VnniPairs : BLayout::Plain;
-    if (bf16_c) return makeGemmKernel(Bf16BlockedGemmBf16C(problem, blocking, b_layout), schedule, operands);
-    return makeGemmKernel(Bf16BlockedGemm(problem, blocking, b_layout), schedule, operands);
+    if (bf16_c) return makeGemmKernel(Bf16BlockedGemmBf16C(problem, blocking, b_layout), route, operands);
+    return makeGemmKernel(Bf16BlockedGemm(problem, blocking, b_layout), route, operands);
   }
 
  private:
   std::string target() const { return compiler_.targetDescription(); }
 
-  KernelInfo describeKernel(const CompiledKernel& kernel, const Schedule& schedule, DType c_dtype) const {
-    KernelInfo info = describe(kernel, schedule, config_.isa, target(), c_dtype);
-    if (!route_reason_.empty()) info.implementation += "; " + route_reason_;
+  // The row names why a case left the tile route, if it did.
+  KernelInfo describeKernel(const CompiledKernel& kernel, const RouteChoice& route, DType c_dtype) const {
+    KernelInfo info = describe(kernel, *route.schedule, config_.isa, target(), c_dtype);
+    if (!route.reason.empty()) info.implementation += "; " + route.reason;
     return info;
   }
 
@@ -215,24 +216,24 @@ class MlirBackend final : public Backend {
     return rows >= schedule.block_m ? rows / schedule.block_m * schedule.block_m : rows;
   }
 
-  std::unique_ptr<Kernel> prepareBrgemm(const Problem& problem, const Schedule& schedule, const Operands& operands) {
-    if (schedule.bInVnniPairs()) {
-      if (problem.c_dtype == DType::BF16) return makeBf16BrgemmKernel<BFloat16>(problem, schedule, operands);
-      return makeBf16BrgemmKernel<float>(problem, schedule, operands);
+  std::unique_ptr<Kernel> prepareBrgemm(const Problem& problem, const RouteChoice& route, const Operands& operands) {
+    if (route.schedule->bInVnniPairs()) {
+      if (problem.c_dtype == DType::BF16) return makeBf16BrgemmKernel<BFloat16>(problem, route, operands);
+      return makeBf16BrgemmKernel<float>(problem, route, operands);
     }
-    auto compiled = compileCached(problem, schedule);
-    KernelInfo info = describeKernel(*compiled, schedule, problem.c_dtype);
+    auto compiled = compileCached(problem, *route.schedule);
+    KernelInfo info = describeKernel(*compiled, route, problem.c_dtype);
     return std::make_unique<BrgemmKernel>(compiled, operands, std::move(info));
   }
 
   // bf16 BRGEMM on B in VNNI pairs (dot-product and tile routes): the kernel sees
   // the problem kernelProblemFor gives.
   template <class CElement>
-  std::unique_ptr<Kernel> makeBf16BrgemmKernel(const Problem& problem, const Schedule& schedule,
+  std::unique_ptr<Kernel> makeBf16BrgemmKernel(const Problem& problem, const RouteChoice& route,
                                                const Operands& operands) {
-    const Problem pairs = mlir_backend::kernelProblemFor(problem, schedule);
-    auto compiled = compileCached(pairs, schedule);
-    KernelInfo info = describeKernel(*compiled, schedule, problem.c_dtype);
+    const Problem pairs = mlir_backend::kernelProblemFor(problem, *route.schedule);
+    auto compiled = compileCached(pairs, *route.schedule);
+    KernelInfo info = describeKernel(*compiled, route, problem.c_dtype);
     const std::string a_padding = pairs.k == problem.k       ? ""
                                   : pairs.k == problem.k + 1 ? ", A -> even K"
                                                              : fmt::format(", A and B -> K padded to {}", pairs.k);
@@ -243,13 +244,13 @@ class MlirBackend final : public Backend {
 
   // GEMM over blocks: plain (f32, or bf16 for the widening kernels) or with B in VNNI pairs.
   template <class Element, class CElement>
-  std::unique_ptr<Kernel> makeGemmKernel(BlockedGemmOf<Element, CElement> gemm, const Schedule& schedule,
+  std::unique_ptr<Kernel> makeGemmKernel(BlockedGemmOf<Element, CElement> gemm, const RouteChoice& route,
                                          const Operands& operands) {
     const Problem block = gemm.blockProblem();
-    auto compiled = compileCached(block, schedule);
-    KernelInfo info = describeKernel(*compiled, schedule, block.c_dtype);
+    auto compiled = compileCached(block, *route.schedule);
+    KernelInfo info = describeKernel(*compiled, route, block.c_dtype);
     const GemmBlocking& b = gemm.blocking();
-    info.packing = schedule.bInVnniPairs()
+    info.packing = route.schedule->bInVnniPairs()
                        ? fmt::format("A -> {0}x{2} blocks, B -> {2}x{1} VNNI blocks, brgemm batch {3}", b.bm, b.bn,
                                      b.bk, gemm.kBlocks())
                        : fmt::format("A,B -> {}x{}x{} blocks, brgemm batch {}", b.bm, b.bn, b.bk, gemm.kBlocks());
@@ -269,7 +270,6 @@ class MlirBackend final : public Backend {
   }
 
   BackendConfig config_;
-  std::string route_reason_;  // of the case being prepared: why it left the tile route, or empty
   Lowering lowering_;
   mlir_backend::MlirCompiler compiler_;
   std::map<std::string, std::shared_ptr<CompiledKernel>> cache_;
