@@ -11,7 +11,7 @@
 namespace nkbench {
 
 // Ordered: each level implies the ones before it. AmxEmulated is not hardware: the
-// AMX kernels lowered to vector code (see kernels/mlir/amx_emulation.h), so it
+// AMX kernels lowered to vector code (see kernels/mlir/amx/amx_emulation.h), so it
 // needs only avx512-bf16 of the host, and auto never picks it.
 enum class Isa { Avx2, Avx512, Avx512Bf16, AmxEmulated, Amx };
 

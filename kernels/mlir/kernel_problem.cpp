@@ -1,6 +1,6 @@
 #include "kernels/mlir/kernel_problem.h"
 
-#include "kernels/mlir/amx_payload_ir.h"
+#include "kernels/mlir/amx/amx_payload_ir.h"
 #include "reference/vnni_packing.h"
 
 namespace nkbench::mlir_backend {

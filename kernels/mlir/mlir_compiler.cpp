@@ -6,10 +6,10 @@
 #include <mutex>
 
 #include "harness/core/error.h"
-#include "kernels/mlir/amx_emulation.h"
-#include "kernels/mlir/amx_payload_ir.h"
-#include "kernels/mlir/payload_ir.h"
-#include "kernels/mlir/register_block_plan.h"
+#include "kernels/mlir/amx/amx_emulation.h"
+#include "kernels/mlir/amx/amx_payload_ir.h"
+#include "kernels/mlir/vector/payload_ir.h"
+#include "kernels/mlir/vector/register_block_plan.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/MCSubtargetInfo.h"

@@ -12,7 +12,7 @@
 #include "harness/host/cache_info.h"
 #include "kernels/mlir/nanokernel_check.h"
 #include "kernels/mlir/schedule.h"
-#include "kernels/mlir/transform_script.h"
+#include "kernels/mlir/vector/transform_script.h"
 
 namespace mlir {
 class ModuleOp;

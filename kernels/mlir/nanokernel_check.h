@@ -8,8 +8,8 @@
 #include <string>
 
 #include "harness/core/problem.h"
-#include "kernels/mlir/register_block_plan.h"
-#include "kernels/mlir/transform_script.h"
+#include "kernels/mlir/vector/register_block_plan.h"
+#include "kernels/mlir/vector/transform_script.h"
 
 namespace nkbench::mlir_backend {
 

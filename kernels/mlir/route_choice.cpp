@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "kernels/mlir/amx_payload_ir.h"
+#include "kernels/mlir/amx/amx_payload_ir.h"
 
 namespace nkbench::mlir_backend {
 namespace {

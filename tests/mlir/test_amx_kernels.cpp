@@ -15,7 +15,7 @@
 #include "harness/core/error.h"
 #include "harness/core/isa.h"
 #include "harness/host/cache_info.h"
-#include "kernels/mlir/amx_payload_ir.h"
+#include "kernels/mlir/amx/amx_payload_ir.h"
 #include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_compiler.h"
 #include "tests/support/test_problems.h"

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "kernels/mlir/nanokernel_check.h"
-#include "kernels/mlir/payload_ir.h"
-#include "kernels/mlir/transform_script.h"
+#include "kernels/mlir/vector/payload_ir.h"
+#include "kernels/mlir/vector/transform_script.h"
 
 namespace nkbench::mlir_backend {
 namespace {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/core/error.h"
-#include "kernels/mlir/register_block_plan.h"
+#include "kernels/mlir/vector/register_block_plan.h"
 
 namespace nkbench::mlir_backend {
 namespace {

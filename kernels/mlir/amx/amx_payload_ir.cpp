@@ -1,4 +1,4 @@
-#include "kernels/mlir/amx_payload_ir.h"
+#include "kernels/mlir/amx/amx_payload_ir.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

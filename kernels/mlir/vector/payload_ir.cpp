@@ -1,4 +1,4 @@
-#include "kernels/mlir/payload_ir.h"
+#include "kernels/mlir/vector/payload_ir.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "kernels/mlir/register_block_plan.h"
+#include "kernels/mlir/vector/register_block_plan.h"
 
 #include <algorithm>
 

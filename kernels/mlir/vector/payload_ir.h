@@ -5,7 +5,7 @@
 #include <string>
 
 #include "harness/core/problem.h"
-#include "kernels/mlir/register_block_plan.h"
+#include "kernels/mlir/vector/register_block_plan.h"
 
 namespace nkbench::mlir_backend {
 

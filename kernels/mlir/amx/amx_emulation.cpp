@@ -1,4 +1,4 @@
-#include "kernels/mlir/amx_emulation.h"
+#include "kernels/mlir/amx/amx_emulation.h"
 
 #include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

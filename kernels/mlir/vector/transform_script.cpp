@@ -1,6 +1,6 @@
-#include "kernels/mlir/transform_script.h"
+#include "kernels/mlir/vector/transform_script.h"
 
-#include "kernels/mlir/payload_ir.h"
+#include "kernels/mlir/vector/payload_ir.h"
 
 #include <fmt/format.h>
 
