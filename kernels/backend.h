@@ -48,6 +48,10 @@ class Kernel {
   virtual void compute() = 0;
   // Brings a blocked C back to the row-major C of Operands (counted in pack_ms).
   virtual void unpack() {}
+  // Ends a run of compute() calls (a verification, a timed repetition): state the
+  // calls shared on this thread is let go, so that the next kernel on it starts
+  // clean (AMX: the tiles are released; the next run loads its configuration).
+  virtual void finishCalls() {}
   virtual const KernelInfo& info() const = 0;
 };
 

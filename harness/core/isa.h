@@ -10,9 +10,10 @@
 
 namespace nkbench {
 
-// Ordered: each level implies the ones before it. AmxEmulated is not hardware: the
-// AMX kernels lowered to vector code (see kernels/mlir/amx/amx_emulation.h), so it
-// needs only avx512-bf16 of the host, and auto never picks it.
+// Ordered: each level implies the ones before it. AmxEmulated is not hardware:
+// the AMX kernels with each tile instruction emulated (see
+// kernels/mlir/amx/tile_emulator.h), so it needs only avx512-bf16 of the host,
+// and auto never picks it.
 enum class Isa { Avx2, Avx512, Avx512Bf16, AmxEmulated, Amx };
 
 std::string_view toString(Isa isa);

@@ -84,6 +84,23 @@ struct VerifiedKernel {
     sets[next].kernel->compute();
     next = next + 1 == sets.size() ? 0 : next + 1;
   }
+  void finishCalls() {
+    for (BoundKernel& set : sets) set.kernel->finishCalls();
+  }
+};
+
+// Ends a run of calls of a kernel however the run ends, so that what the calls
+// shared on this thread (AMX tiles) never outlives it.
+template <class Calls>
+class RunOfCalls {
+ public:
+  explicit RunOfCalls(Calls& calls) : calls_(calls) {}
+  ~RunOfCalls() { calls_.finishCalls(); }
+  RunOfCalls(const RunOfCalls&) = delete;
+  RunOfCalls& operator=(const RunOfCalls&) = delete;
+
+ private:
+  Calls& calls_;
 };
 
 BoundKernel prepareBound(Backend& backend, const Problem& problem, const ProblemData& data, const OperandSet& inputs) {
@@ -117,7 +134,10 @@ std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase
       row.nanokernel = kernel.info().nanokernel;
     }
     kernel.pack();
-    kernel.compute();
+    {
+      const RunOfCalls<Kernel> run(kernel);
+      kernel.compute();
+    }
     kernel.unpack();
     const Verification verification = verifyResult(c.problem, fill, bound.c->asFloat().data(), reference);
     row.status = verification.status;
@@ -153,6 +173,7 @@ void timeInterleaved(std::vector<VerifiedKernel>& kernels, const SuiteCase& c, c
       if (row.status != VerifyStatus::Passed) continue;
       try {
         VerifiedKernel& kernel = kernels[i];
+        const RunOfCalls<VerifiedKernel> run(kernel);
         const TimingResult once =
             timeKernel(c.id + "/" + row.backend, [&kernel] { kernel.computeNext(); }, one_repetition);
         seconds[i].push_back(once.seconds.front());

@@ -80,6 +80,10 @@ void RowPanelBrgemm::compute() {
   for (const auto& kernel : kernels_) kernel->compute();
 }
 
+void RowPanelBrgemm::finishCalls() {
+  for (const auto& kernel : kernels_) kernel->finishCalls();
+}
+
 void RowPanelBrgemm::unpack() {
   for (const auto& kernel : kernels_) kernel->unpack();
 }

@@ -39,6 +39,7 @@ class RowPanelBrgemm final : public Kernel {
   void pack() override;
   void compute() override;
   void unpack() override;
+  void finishCalls() override;
   const KernelInfo& info() const override { return info_; }
 
  private:

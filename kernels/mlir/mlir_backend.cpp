@@ -11,6 +11,8 @@
 #include "kernels/common/blocked_gemm.h"
 #include "kernels/common/row_panels.h"
 #include "kernels/mlir/amx/amx_payload_ir.h"
+#include "kernels/mlir/amx/tile_emulator.h"
+#include "kernels/mlir/amx/tile_state.h"
 #include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_compiler.h"
 #include "kernels/mlir/vector/payload_ir.h"
@@ -41,15 +43,42 @@ KernelInfo describe(const CompiledKernel& kernel, const Schedule& schedule, Isa 
   return info;
 }
 
-class BrgemmKernel final : public Kernel {
+// The calls of one compiled kernel. Before a tile kernel's calls its first tile
+// shape's configuration is loaded on this thread, unless it is loaded already;
+// the tiles are released when the run of calls ends (finish). Emulated tiles
+// are checked for faults after every call: a fault is an error of the row.
+class KernelCalls {
  public:
-  BrgemmKernel(std::shared_ptr<CompiledKernel> compiled, Operands operands, KernelInfo info)
-      : compiled_(std::move(compiled)), operands_(operands), info_(std::move(info)) {}
-  void compute() override { compiled_->function()(operands_.a, operands_.b, operands_.c); }
-  const KernelInfo& info() const override { return info_; }
+  explicit KernelCalls(std::shared_ptr<CompiledKernel> compiled) : compiled_(std::move(compiled)) {}
+  template <class Body>
+  void run(Body&& body) const {
+    const std::optional<mlir_backend::TileCalls>& tiles = compiled_->tileCalls();
+    if (tiles) mlir_backend::useTileConfig(tiles->machine, tiles->entry_palette);
+    body(compiled_->function());
+    if (tiles && tiles->machine == mlir_backend::TileMachine::Emulated)
+      if (std::optional<std::string> fault = mlir_backend::takeEmulatedTileFault())
+        throw Error("mlir: emulated tiles faulted: " + *fault);
+  }
+  void finish() const {
+    if (const auto& tiles = compiled_->tileCalls()) mlir_backend::releaseTiles(tiles->machine);
+  }
 
  private:
   std::shared_ptr<CompiledKernel> compiled_;
+};
+
+class BrgemmKernel final : public Kernel {
+ public:
+  BrgemmKernel(std::shared_ptr<CompiledKernel> compiled, Operands operands, KernelInfo info)
+      : calls_(std::move(compiled)), operands_(operands), info_(std::move(info)) {}
+  void compute() override {
+    calls_.run([&](mlir_backend::KernelFunction kernel) { kernel(operands_.a, operands_.b, operands_.c); });
+  }
+  void finishCalls() override { calls_.finish(); }
+  const KernelInfo& info() const override { return info_; }
+
+ private:
+  KernelCalls calls_;
   Operands operands_;
   KernelInfo info_;
 };
@@ -65,7 +94,7 @@ class Bf16BrgemmKernel final : public Kernel {
  public:
   Bf16BrgemmKernel(std::shared_ptr<CompiledKernel> compiled, const Problem& problem, const Problem& kernel_problem,
                    Operands operands, KernelInfo info)
-      : compiled_(std::move(compiled)), problem_(problem), k_(kernel_problem.k), n_(kernel_problem.n),
+      : calls_(std::move(compiled)), problem_(problem), k_(kernel_problem.k), n_(kernel_problem.n),
         operands_(operands), info_(std::move(info)) {
     if (n_ != problem_.n) c_padded_.assign(static_cast<std::size_t>(problem_.m * n_), CElement{});
   }
@@ -85,20 +114,21 @@ class Bf16BrgemmKernel final : public Kernel {
     const void* a = k_ != problem_.k ? static_cast<const void*>(a_pairs_.data()) : operands_.a;
     CElement* c = operands_.cAs<CElement>();
     if (n_ == problem_.n) {
-      compiled_->function()(a, b_vnni_.data(), c);
+      calls_.run([&](mlir_backend::KernelFunction kernel) { kernel(a, b_vnni_.data(), c); });
       return;
     }
     if (problem_.accumulate)
       for (std::int64_t i = 0; i < problem_.m; ++i)
         std::copy(c + i * problem_.n, c + (i + 1) * problem_.n, c_padded_.data() + i * n_);
-    compiled_->function()(a, b_vnni_.data(), c_padded_.data());
+    calls_.run([&](mlir_backend::KernelFunction kernel) { kernel(a, b_vnni_.data(), c_padded_.data()); });
     for (std::int64_t i = 0; i < problem_.m; ++i)
       std::copy(c_padded_.data() + i * n_, c_padded_.data() + i * n_ + problem_.n, c + i * problem_.n);
   }
+  void finishCalls() override { calls_.finish(); }
   const KernelInfo& info() const override { return info_; }
 
  private:
-  std::shared_ptr<CompiledKernel> compiled_;
+  KernelCalls calls_;
   Problem problem_;
   std::int64_t k_, n_;  // K and N as the kernel sees them
   Operands operands_;
@@ -114,14 +144,16 @@ class GemmKernel final : public Kernel {
  public:
   GemmKernel(std::shared_ptr<CompiledKernel> compiled, BlockedGemmOf<Element, CElement> gemm, Operands operands,
              KernelInfo info)
-      : compiled_(std::move(compiled)), gemm_(std::move(gemm)), operands_(operands), info_(std::move(info)) {}
+      : calls_(std::move(compiled)), gemm_(std::move(gemm)), operands_(operands), info_(std::move(info)) {}
   void pack() override { gemm_.pack(operands_.aAs<Element>(), operands_.bAs<Element>()); }
-  void compute() override { gemm_.compute(compiled_->function()); }
+  // One configuration for all the block calls.
+  void compute() override { calls_.run([&](mlir_backend::KernelFunction kernel) { gemm_.compute(kernel); }); }
   void unpack() override { gemm_.unpack(operands_.cAs<CElement>()); }
+  void finishCalls() override { calls_.finish(); }
   const KernelInfo& info() const override { return info_; }
 
  private:
-  std::shared_ptr<CompiledKernel> compiled_;
+  KernelCalls calls_;
   BlockedGemmOf<Element, CElement> gemm_;
   Operands operands_;
   KernelInfo info_;

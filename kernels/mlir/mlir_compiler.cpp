@@ -6,8 +6,9 @@
 #include <mutex>
 
 #include "harness/core/error.h"
-#include "kernels/mlir/amx/amx_emulation.h"
 #include "kernels/mlir/amx/amx_payload_ir.h"
+#include "kernels/mlir/amx/tile_emulator.h"
+#include "kernels/mlir/amx/tile_state.h"
 #include "kernels/mlir/vector/payload_ir.h"
 #include "kernels/mlir/vector/register_block_plan.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -53,15 +54,6 @@ constexpr const char* kToLlvmPipeline =
     "convert-vector-to-llvm{enable-x86vector=true},finalize-memref-to-llvm,convert-math-to-llvm,"
     "convert-arith-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},convert-cf-to-llvm,"
     "convert-ub-to-llvm,reconcile-unrealized-casts";
-
-// The AMX payload is already in the amx dialect. Its C tiles are loop-carried
-// !amx.tile values: convert-cf-to-llvm cannot convert such block arguments, the
-// generic convert-to-llvm (which knows the amx type conversion) can; the func
-// conversion comes first for the bare-pointer convention.
-constexpr const char* kAmxToLlvmPipeline =
-    "convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-vector-to-llvm{enable-amx=true},"
-    "finalize-memref-to-llvm,convert-arith-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},"
-    "convert-to-llvm,reconcile-unrealized-casts";
 
 void initializeOnce() {
   static std::once_flag once;
@@ -118,6 +110,8 @@ std::string printOp(mlir::Operation* op) {
   return text;
 }
 
+// Intrinsic calls count as "llvm.call_intrinsic:NAME"; calls count as themselves
+// and again as "OP:@CALLEE".
 OpCounts countOps(mlir::Operation* root) {
   OpCounts counts;
   root->walk([&](mlir::Operation* op) {
@@ -126,9 +120,24 @@ OpCounts countOps(mlir::Operation* root) {
       name += ':';
       name += intrinsic.getValue().str();
     }
+    if (auto callee = op->getAttrOfType<mlir::FlatSymbolRefAttr>("callee"))
+      ++counts[name + ":@" + callee.getValue().str()];
     ++counts[name];
   });
   return counts;
+}
+
+// The functions a tile kernel calls: the configuration switch, and the emulator's instructions.
+void registerTileFunctions(mlir::ExecutionEngine& engine, TileMachine machine) {
+  std::vector<std::pair<std::string, void*>> functions;
+  if (machine == TileMachine::Emulated) functions = emulatedTileFunctions();
+  functions.emplace_back(kAmxUseTileConfig, reinterpret_cast<void*>(useTileConfigEntry(machine)));
+  engine.registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    for (const auto& [name, address] : functions)
+      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
 }
 
 // The kernel's host code after LLVM's optimizations, as assembly.
@@ -153,10 +162,11 @@ std::string emitAssembly(mlir::ModuleOp module, llvm::TargetMachine& machine,
 class JitKernel final : public CompiledKernel {
  public:
   JitKernel(std::unique_ptr<mlir::ExecutionEngine> engine, KernelFunction fn, NanokernelEvidence evidence,
-            std::string blocks, double compile_ms)
+            std::string blocks, std::optional<TileCalls> tiles, double compile_ms)
       : engine_(std::move(engine)), fn_(fn), evidence_(std::move(evidence)), blocks_(std::move(blocks)),
-        compile_ms_(compile_ms) {}
+        tiles_(std::move(tiles)), compile_ms_(compile_ms) {}
   KernelFunction function() const override { return fn_; }
+  const std::optional<TileCalls>& tileCalls() const override { return tiles_; }
   const NanokernelEvidence& evidence() const override { return evidence_; }
   const std::string& registerBlocks() const override { return blocks_; }
   double compileMs() const override { return compile_ms_; }
@@ -166,6 +176,7 @@ class JitKernel final : public CompiledKernel {
   KernelFunction fn_;
   NanokernelEvidence evidence_;
   std::string blocks_;
+  std::optional<TileCalls> tiles_;
   double compile_ms_;
 };
 
@@ -227,6 +238,7 @@ struct MlirCompiler::Lowered {
   mlir::OwningOpRef<mlir::ModuleOp> module;
   NanokernelEvidence evidence;
   std::string register_blocks;
+  std::optional<TileCalls> tiles;
 };
 
 MlirCompiler::MlirCompiler(Isa isa, const CacheSizes& caches, const std::string& target_cpu)
@@ -306,22 +318,22 @@ MlirCompiler::Lowered MlirCompiler::lowerAmx(const Problem& p, const Schedule& s
                                              const FailureReporter& fail) {
   if (auto reason = amxTileUnsupported(p)) throw Error(*reason);
   const std::vector<TileRegion> regions = planTileRegions(p, schedule.block_m, schedule.block_n);
-  const std::string payload = buildAmxPayload(p, regions);
+  const bool emulated = impl_->isa == Isa::AmxEmulated;
+  const AmxPayloadOptions options{
+      .tile_ops = emulated ? AmxTileOps::EmulatorCalls : AmxTileOps::Intrinsics,
+      .prefetch_next_batch_entry = schedule.prefetch && amxPrefetchesNextBatchEntry(p, impl_->caches.l1d_bytes)};
+  const std::string payload = buildAmxPayload(p, regions, options);
   if (stages) {
     stages->payload = payload;
-    stages->transform_script = "// none: the payload is written in the amx dialect\n";
+    stages->transform_script = "// none: the payload holds the tile loops as they run\n";
   }
   Lowered result;
   result.module = mlir::parseSourceString<mlir::ModuleOp>("module {\n" + payload + "}\n", &impl_->context);
   if (!result.module) throw fail("parsing the amx payload");
   const OpCounts payload_ops = countOps(*result.module);
-  const bool emulated = impl_->isa == Isa::AmxEmulated;
-  if (emulated && mlir::failed(emulateAmxTiles(*result.module))) throw fail("emulating the amx tiles");
   if (stages) stages->scheduled = printOp(*result.module);
   expandBf16RoundingIfNeeded(*result.module, p, fail);
-  // Emulated, the tiles are vectors: the ordinary vector route lowers them.
-  runPipeline(*result.module, emulated ? kToLlvmPipeline : kAmxToLlvmPipeline, "lowering the amx payload to LLVM",
-              fail);
+  runPipeline(*result.module, kToLlvmPipeline, "lowering the amx payload to LLVM", fail);
   const OpCounts lowered = countOps(*result.module);
   if (stages) stages->llvm_dialect = printOp(*result.module);
   std::int64_t tile_products = 0;
@@ -329,6 +341,8 @@ MlirCompiler::Lowered MlirCompiler::lowerAmx(const Problem& p, const Schedule& s
   result.evidence = emulated ? checkEmulatedAmxTiles(tile_products, payload_ops, lowered)
                              : checkAmxTiles(tile_products, payload_ops, lowered);
   result.register_blocks = describeTileBlocks(regions);
+  result.tiles = TileCalls{.machine = emulated ? TileMachine::Emulated : TileMachine::Real,
+                           .entry_palette = groupTileRegions(regions).front().palette};
   return result;
 }
 
@@ -362,13 +376,15 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = mlir::ExecutionEngine::create(*lowered.module, options, std::move(machine));
   if (!engine) throw Error(fmt::format("mlir: JIT failed for {}: {}", p.describe(), llvm::toString(engine.takeError())));
+  if (lowered.tiles) registerTileFunctions(**engine, lowered.tiles->machine);
   auto symbol = (*engine)->lookup(kKernelFunction);
   if (!symbol) throw Error(fmt::format("mlir: kernel symbol missing: {}", llvm::toString(symbol.takeError())));
 
   const double compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return std::make_unique<JitKernel>(std::move(*engine), reinterpret_cast<KernelFunction>(*symbol),
-                                     std::move(lowered.evidence), std::move(lowered.register_blocks), compile_ms);
+                                     std::move(lowered.evidence), std::move(lowered.register_blocks),
+                                     std::move(lowered.tiles), compile_ms);
 }
 
 CompilationStages MlirCompiler::generate(const Problem& p, const Schedule& schedule, Lowering lowering) {

@@ -4,12 +4,14 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "harness/core/error.h"
 #include "harness/core/isa.h"
 #include "harness/core/problem.h"
 #include "harness/host/cache_info.h"
+#include "kernels/mlir/amx/tile_state.h"
 #include "kernels/mlir/nanokernel_check.h"
 #include "kernels/mlir/schedule.h"
 #include "kernels/mlir/vector/transform_script.h"
@@ -23,11 +25,20 @@ namespace nkbench::mlir_backend {
 // A and B are f32, or bf16 (A as pairs, B in VNNI pairs); C is f32, or bf16.
 using KernelFunction = void (*)(const void* a, const void* b, void* c);
 
+// What calls of a tile kernel need: the first tile shape's configuration loaded
+// on the calling thread (useTileConfig) and, for emulated tiles, a check for
+// emulator faults after them (takeEmulatedTileFault).
+struct TileCalls {
+  TileMachine machine = TileMachine::Real;
+  TilePalette entry_palette;
+};
+
 // A JIT-compiled kernel; owns the JIT that holds its code.
 class CompiledKernel {
  public:
   virtual ~CompiledKernel() = default;
   virtual KernelFunction function() const = 0;
+  virtual const std::optional<TileCalls>& tileCalls() const = 0;  // nullopt for vector kernels
   virtual const NanokernelEvidence& evidence() const = 0;
   virtual const std::string& registerBlocks() const = 0;
   virtual double compileMs() const = 0;

@@ -34,13 +34,14 @@ struct NanokernelEvidence {
 NanokernelEvidence checkNanokernels(Lowering lowering, const RegisterBlockPlan& plan, const OpCounts& scheduled,
                                     const OpCounts& lowered);
 
-// AMX: `expected_tile_products` amx.tile_mulf in the payload, each lowered to the
-// tdpbf16ps intrinsic.
+// AMX: `expected_tile_products` tdpbf16ps in the payload, each lowered, all on
+// tile registers the kernel names (none that LLVM would allocate, configure and
+// release at every call).
 NanokernelEvidence checkAmxTiles(std::int64_t expected_tile_products, const OpCounts& payload,
                                  const OpCounts& lowered);
 
-// Emulated AMX: `expected_tile_products` amx.tile_mulf in the payload, and no AMX
-// intrinsic left after lowering (the host could not run one).
+// Emulated AMX: `expected_tile_products` calls of the emulated tdpbf16ps in the
+// payload, each lowered, and no AMX intrinsic left (the host could not run one).
 NanokernelEvidence checkEmulatedAmxTiles(std::int64_t expected_tile_products, const OpCounts& payload,
                                          const OpCounts& lowered);
 

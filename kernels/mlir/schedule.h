@@ -17,7 +17,7 @@ enum class NanokernelKind {
   Fma,           // f32: broadcast + vfmadd
   Bf16Dot,       // bf16: broadcast of a pair + vdpbf16ps on VNNI-packed B (avx512-bf16)
   Bf16WidenFma,  // bf16 widened to f32 in registers (shift), then broadcast + vfmadd
-  AmxTile,       // bf16: tdpbf16ps on 16x16 f32 C tiles kept in tmm registers (amx dialect payload)
+  AmxTile,       // bf16: tdpbf16ps on 16x16 f32 C tiles kept in tmm registers (amx/amx_payload_ir.h)
 };
 
 struct Schedule {
@@ -32,6 +32,9 @@ struct Schedule {
   // Blocks with fewer accumulators split the reduction into partial sums.
   std::int64_t min_accumulators;
   NanokernelKind nanokernel = NanokernelKind::Fma;
+  // AMX: prefetch the next batch entry's tiles where the blocks stream from L2
+  // (amxPrefetchesNextBatchEntry); false never prefetches.
+  bool prefetch = true;
 
   std::int64_t accumulators() const { return block_m * (block_n / vector_lanes); }
   bool bInVnniPairs() const { return nanokernel == NanokernelKind::Bf16Dot || nanokernel == NanokernelKind::AmxTile; }

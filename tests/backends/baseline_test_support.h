@@ -105,6 +105,7 @@ inline RunOutcome runAgainstReference(Backend& backend, const Problem& problem) 
   kernel->pack();
   kernel->compute();
   if (!problem.accumulate) kernel->compute();
+  kernel->finishCalls();
   kernel->unpack();
 
   const ReferenceResult reference =

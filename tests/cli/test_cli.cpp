@@ -315,13 +315,13 @@ TEST(Cli, ShowCompilesForANamedCpuWithoutRunning) {
   const Outcome amx = nkbench(showCase("bf16-brgemm-32x32x32-b32") + " --isa amx --target-cpu sapphirerapids --stage asm");
   ASSERT_EQ(amx.exit_code, 0) << amx.output;
   EXPECT_NE(amx.output.find("tdpbf16ps"), std::string::npos) << amx.output;
-  // Off the tile grid: narrower tiles, one function per tile shape.
+  EXPECT_EQ(amx.output.find("ldtilecfg"), std::string::npos) << "the caller configures the tiles\n" << amx.output;
+  // Off the tile grid: narrower tiles, the kernel switching configurations between tile shapes.
   const Outcome edges =
       nkbench(showCase("bf16-brgemm-7x36x5-b2-beta1") +
-              " --isa amx --schedule amx.bf16.32x32 --target-cpu sapphirerapids --stage asm");
+              " --isa amx --schedule amx.bf16.32x32 --target-cpu sapphirerapids --stage llvm");
   ASSERT_EQ(edges.exit_code, 0) << edges.output;
-  EXPECT_NE(edges.output.find("nk_tiles_7x16:"), std::string::npos) << edges.output;
-  EXPECT_NE(edges.output.find("nk_tiles_7x4:"), std::string::npos) << edges.output;
+  EXPECT_NE(edges.output.find("llvm.call @nkbench_amx_use_tile_config"), std::string::npos) << edges.output;
   // Without a named schedule the route rule gives this mostly padded shape the vector kernels.
   const Outcome route =
       nkbench(showCase("bf16-brgemm-7x36x5-b2-beta1") + " --isa amx --target-cpu sapphirerapids --stage asm");

@@ -1,4 +1,4 @@
-// The AMX tile kernels, emulated in vector code (--isa amx-emulated) and, where
+// The AMX tile kernels on emulated tiles (--isa amx-emulated) and, where
 // the host has AMX, on real tiles, checked bit for bit against the reference:
 // their tile loads, strides, VNNI indexing and C handling are the AMX kernel's own.
 #include <gtest/gtest.h>
@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "harness/host/cache_info.h"
+#include "kernels/mlir/amx/tile_emulator.h"
+#include "kernels/mlir/amx/tile_state.h"
 #include "kernels/mlir/mlir_backend.h"
 #include "kernels/mlir/mlir_compiler.h"
 #include "tests/backends/baseline_test_support.h"
@@ -99,7 +101,12 @@ class TileProduct : public ::testing::Test {
     for (std::size_t p = 0; p < a_pairs.size(); ++p) std::tie(a[2 * p], a[2 * p + 1]) = a_pairs[p];
     for (std::size_t p = 0; p < b_pairs.size(); ++p) std::tie(b[32 * p], b[32 * p + 1]) = b_pairs[p];
     std::vector<float> c(16 * 16, c_init);
+    const std::optional<mlir_backend::TileCalls>& tiles = kernel->tileCalls();
+    EXPECT_TRUE(tiles && tiles->machine == mlir_backend::TileMachine::Emulated);
+    mlir_backend::useTileConfig(mlir_backend::TileMachine::Emulated, tiles->entry_palette);
     kernel->function()(a.data(), b.data(), c.data());
+    mlir_backend::releaseTiles(mlir_backend::TileMachine::Emulated);
+    EXPECT_EQ(mlir_backend::takeEmulatedTileFault(), std::nullopt);
     return c[0];
   }
 };

@@ -16,6 +16,7 @@
 #include "harness/core/isa.h"
 #include "harness/host/cache_info.h"
 #include "kernels/mlir/amx/amx_payload_ir.h"
+#include "kernels/mlir/amx/tile_config.h"
 #include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_compiler.h"
 #include "tests/support/test_problems.h"
@@ -59,19 +60,6 @@ std::vector<AsmLine> parseAsm(const std::string& text) {
     lines.push_back(line);
   }
   return lines;
-}
-
-// The assembly of each function, by name: from its label to the next function's.
-std::map<std::string, std::string> functionsOf(const std::string& assembly) {
-  std::map<std::string, std::string> functions;
-  std::istringstream in(assembly);
-  std::string* current = nullptr;
-  for (std::string line; std::getline(in, line);) {
-    const bool label = !line.empty() && line.back() == ':' && line[0] != '.' && line[0] != '\t' && line[0] != ' ';
-    if (label) current = &functions[line.substr(0, line.size() - 1)];
-    if (current) *current += line + "\n";
-  }
-  return functions;
 }
 
 std::int64_t occurrences(const std::string& text, const std::string& word) {
@@ -163,16 +151,20 @@ std::string firstOperand(const AsmLine& line) {
   return reg;
 }
 
-// What the AMX schedule promises, read off the assembly of a function whose
-// first C block has tile_rows x tile_cols tiles (2 x 2 for the 32x32 blocks): its
-// tdpbf16ps accumulators (the C tiles) are neither loaded, zeroed nor stored
-// during the reduction; each K step in it is tile_rows + tile_cols tile loads (A
-// and B) then exactly one tdpbf16ps per C tile; the first stores after the
-// reduction are one per accumulator. Returns whether the reduction was a loop.
+// What the AMX schedule promises, read off the assembly of a kernel whose
+// first C block has tile_rows x tile_cols tiles (2 x 2 for the 32x32 blocks): it
+// neither configures nor releases tiles (the caller does, once per run of
+// calls); its tdpbf16ps accumulators (the C tiles) are neither loaded, zeroed
+// nor stored during the reduction; each K step in it is tile_rows + tile_cols
+// tile loads (A and B) then exactly one tdpbf16ps per C tile; the first stores
+// after the reduction are one per accumulator. Returns whether the reduction
+// was a loop.
 bool expectTileKernelStructure(const std::string& assembly, std::int64_t tile_rows = 2, std::int64_t tile_cols = 2) {
   const std::int64_t c_tiles = tile_rows * tile_cols, loads_per_step = tile_rows + tile_cols;
-  for (const char* mnemonic : {"ldtilecfg", "tileloadd", "tdpbf16ps", "tilestored", "tilerelease"})
+  for (const char* mnemonic : {"tileloadd", "tdpbf16ps", "tilestored"})
     EXPECT_NE(assembly.find(mnemonic), std::string::npos) << mnemonic;
+  for (const char* mnemonic : {"ldtilecfg", "tilerelease"})
+    EXPECT_EQ(assembly.find(mnemonic), std::string::npos) << mnemonic << " in the kernel\n" << assembly;
   const std::vector<AsmLine> lines = parseAsm(assembly);
   std::vector<std::string> accumulators;
   for (const AsmLine& line : lines)
@@ -217,13 +209,14 @@ bool expectTileKernelStructure(const std::string& assembly, std::int64_t tile_ro
 TEST(AmxKernels, Block32x32x64Batch4KeepsCInTilesAcrossTheReduction) {
   const CompilationStages stages = compileForSapphireRapids(bf16Brgemm(32, 32, 64, 4, false));
   expectTileKernelStructure(stages.assembly);
-  EXPECT_NE(stages.payload.find("amx.tile_zero"), std::string::npos);  // beta 0: C is never read
+  EXPECT_NE(stages.payload.find("llvm.x86.tilezero"), std::string::npos);  // beta 0: C is never read
 }
 
 TEST(AmxKernels, Block64x64x64Batch2Beta1ReadsCOncePerBlock) {
   const CompilationStages stages = compileForSapphireRapids(bf16Brgemm(64, 64, 64, 2, true));
   expectTileKernelStructure(stages.assembly);
-  EXPECT_NE(stages.payload.find("amx.tile_load %c"), std::string::npos);  // beta 1: C read once per block
+  // beta 1: each C tile is read once per block, outside the reduction.
+  EXPECT_EQ(occurrences(stages.payload, "\"llvm.x86.tileloadd64\"(%tmm0, %r0_c00"), 1) << stages.payload;
 }
 
 // Too long to unroll: the reduction stays a loop, found by its backward branch.
@@ -272,25 +265,43 @@ TEST(AmxKernels, TileRegionsCoverEveryShapeExactlyOnce) {
     }
 }
 
-// Off the grid: one function per tile shape, each configuring its own tiles
-// (one configuration holds one shape per tile register; in one function LLVM
-// runs out of tile registers), all called by nk_brgemm; each keeps its C tiles
-// in registers across the reduction.
-TEST(AmxKernels, RemainderShapesGetOneTileFunctionPerShape) {
-  const CompilationStages stages = compileForSapphireRapids(bf16Brgemm(100, 37, 128, 3, true));
-  const std::map<std::string, std::string> functions = functionsOf(stages.assembly);
-  const std::map<std::string, std::pair<int, int>> tile_blocks = {
-      {"nk_tiles_16x16", {2, 2}}, {"nk_tiles_16x5", {2, 1}}, {"nk_tiles_4x16", {1, 2}}, {"nk_tiles_4x5", {1, 1}}};
-  for (const auto& [name, block] : tile_blocks) {
-    ASSERT_TRUE(functions.count(name)) << name << "\n" << stages.assembly;
-    const std::string& body = functions.at(name);
-    EXPECT_EQ(occurrences(body, "ldtilecfg"), 1) << body;
-    expectTileKernelStructure(body, block.first, block.second);
-  }
-  ASSERT_TRUE(functions.count("nk_brgemm"));
-  EXPECT_EQ(occurrences(functions.at("nk_brgemm"), "tdpbf16ps"), 0);
-  for (const auto& [name, block] : tile_blocks)
-    EXPECT_EQ(occurrences(stages.payload, "func.call @" + name + "("), 1) << name;
+// Off the grid: the regions of one tile shape share one configuration. The
+// caller loads the first shape's; the kernel switches to each other shape's
+// through the tile state (kAmxUseTileConfig), never by ldtilecfg of its own.
+// The first C block keeps its tiles in registers across the reduction.
+TEST(AmxKernels, RemainderShapesSwitchTheConfigurationBetweenTileShapes) {
+  const Problem p = bf16Brgemm(100, 37, 128, 3, true);
+  const CompilationStages stages = compileForSapphireRapids(p);
+  expectTileKernelStructure(stages.assembly);
+  const std::vector<TileGroup> groups = groupTileRegions(planTileRegions(p, 32, 32));
+  ASSERT_EQ(groups.size(), 4u);  // 16x16, 16x5, 4x16, 4x5 tiles
+  EXPECT_EQ(occurrences(stages.payload, std::string("func.call @") + kAmxUseTileConfig), 3);
+  EXPECT_EQ(occurrences(stages.llvm_dialect, std::string("llvm.call @") + kAmxUseTileConfig), 3);
+  std::int64_t products = 0;
+  for (const TileRegion& region : planTileRegions(p, 32, 32)) products += region.tiles();
+  EXPECT_EQ(occurrences(stages.payload, "llvm.x86.tdpbf16ps"), products);
+}
+
+// Blocks whose A and B stream from L2 prefetch the next batch entry's tiles, one
+// line per tile row; blocks that fit in L1 issue no prefetch.
+TEST(AmxKernels, BlocksStreamingFromL2PrefetchTheNextBatchEntry) {
+  const Problem streaming = bf16Brgemm(64, 64, 64, 16, false);  // 256 KiB of A and B
+  ASSERT_TRUE(amxPrefetchesNextBatchEntry(streaming, CacheSizes{}.l1d_bytes));
+  const CompilationStages stages = compileForSapphireRapids(streaming);
+  expectTileKernelStructure(stages.assembly);
+  // Per K step of a 2 x 2 block: 2 A tiles of 16 rows and 2 B tiles of 16 pair rows.
+  EXPECT_EQ(occurrences(stages.payload, "llvm.intr.prefetch"), 4 * 16) << stages.payload;
+  EXPECT_NE(stages.assembly.find("prefetcht0"), std::string::npos);
+
+  const Problem resident = bf16Brgemm(32, 32, 32, 4, false);  // 16 KiB
+  ASSERT_FALSE(amxPrefetchesNextBatchEntry(resident, CacheSizes{}.l1d_bytes));
+  const CompilationStages resident_stages = compileForSapphireRapids(resident);
+  EXPECT_EQ(resident_stages.assembly.find("prefetcht0"), std::string::npos) << resident_stages.assembly;
+  EXPECT_FALSE(amxPrefetchesNextBatchEntry(bf16Brgemm(256, 256, 256, 1, false), CacheSizes{}.l1d_bytes));
+  // The schedule without prefetch, to compare on AMX hosts.
+  const CompilationStages without = compileForSapphireRapids(streaming, "amx.bf16.32x32-noprefetch");
+  expectTileKernelStructure(without.assembly);
+  EXPECT_EQ(without.assembly.find("prefetcht0"), std::string::npos);
 }
 
 // A bf16 C: each block's f32 tiles go through an f32 copy of the block, rounded

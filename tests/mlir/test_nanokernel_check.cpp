@@ -97,5 +97,27 @@ TEST(TransformScript, Bf16CIsWidenedAndRoundedByVectorizedConversions) {
   }
 }
 
+// The tile check: every product lowered, and none on tiles LLVM allocates (its
+// ".internal" intrinsics, which it configures and releases at every call).
+TEST(NanokernelCheck, TileKernelsNameTheirRegisters) {
+  const OpCounts payload = {{"llvm.call_intrinsic:llvm.x86.tdpbf16ps", 4}};
+  EXPECT_TRUE(checkAmxTiles(4, payload, payload).composed);
+  EXPECT_FALSE(checkAmxTiles(8, payload, payload).composed);
+  const OpCounts managed = {{"llvm.call_intrinsic:llvm.x86.tdpbf16ps", 4},
+                            {"llvm.call_intrinsic:llvm.x86.tileloadd64.internal", 1}};
+  const NanokernelEvidence evidence = checkAmxTiles(4, payload, managed);
+  EXPECT_FALSE(evidence.composed);
+  EXPECT_EQ(evidence.summary, "NOT-composed: 4 tdpbf16ps (expected 4), 4 lowered, 1 on registers LLVM allocates");
+}
+
+TEST(NanokernelCheck, EmulatedTileKernelsCallTheEmulatorAndNoAmxInstruction) {
+  const OpCounts payload = {{"func.call:@nkbench_amx_emulated_tdpbf16ps", 4}};
+  const OpCounts lowered = {{"llvm.call:@nkbench_amx_emulated_tdpbf16ps", 4}};
+  EXPECT_TRUE(checkEmulatedAmxTiles(4, payload, lowered).composed);
+  OpCounts leaked = lowered;
+  leaked["llvm.call_intrinsic:llvm.x86.tdpbf16ps"] = 1;
+  EXPECT_FALSE(checkEmulatedAmxTiles(4, payload, leaked).composed);
+}
+
 }  // namespace
 }  // namespace nkbench::mlir_backend

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "harness/core/error.h"
+#include "kernels/mlir/amx/tile_config.h"
 
 namespace nkbench::mlir_backend {
 namespace {
@@ -30,7 +31,6 @@ std::vector<Band> bandsOf(std::int64_t extent, std::int64_t block, std::int64_t 
 
 struct PayloadTypes {
   std::string a, b, c;  // the memrefs
-  std::string signature() const { return fmt::format("{}, {}, {}", a, b, c); }
 };
 
 PayloadTypes payloadTypes(const Problem& p) {
@@ -39,7 +39,69 @@ PayloadTypes payloadTypes(const Problem& p) {
           fmt::format("memref<{}x{}x{}>", p.m, p.n, toString(p.c_dtype))};
 }
 
+constexpr std::int64_t kBf16Bytes = 2, kF32Bytes = 4;
+
 std::string sumType(const TileRegion& r) { return fmt::format("memref<{}x{}xf32>", r.blockRows(), r.blockCols()); }
+
+// A memref's base address as an !llvm.ptr named %NAME_p: the tile instructions take addresses.
+std::string pointerOf(const std::string& name, const std::string& type, const std::string& indent) {
+  return fmt::format(
+      "{0}%{1}_addr = memref.extract_aligned_pointer_as_index %{1} : {2} -> index\n"
+      "{0}%{1}_i64 = arith.index_cast %{1}_addr : index to i64\n"
+      "{0}%{1}_p = llvm.inttoptr %{1}_i64 : i64 to !llvm.ptr\n",
+      indent, name, type);
+}
+
+// The tile instructions, spelled as LLVM's AMX intrinsics with the tile register
+// as an immediate (the form in which LLVM allocates no tiles and configures
+// nothing), or as calls of the emulator (tile_emulator.h).
+class TileOps {
+ public:
+  explicit TileOps(AmxTileOps ops) : emulated_(ops == AmxTileOps::EmulatorCalls) {}
+
+  std::string registers(const std::string& indent) const {
+    std::string s;
+    for (int t = 0; t < kAmxTileRegisters; ++t)
+      s += emulated_ ? fmt::format("{}%tmm{} = arith.constant {} : i64\n", indent, t, t)
+                     : fmt::format("{}%tmm{} = llvm.mlir.constant({} : i8) : i8\n", indent, t, t);
+    return s;
+  }
+  std::string zero(int tile, const std::string& indent) const {
+    return op(indent, "tilezero", fmt::format("%tmm{}", tile), {regType()});
+  }
+  std::string load(int tile, const std::string& address, const std::string& stride, const std::string& indent) const {
+    return op(indent, "tileloadd64", fmt::format("%tmm{}, {}, {}", tile, address, stride),
+              {regType(), "!llvm.ptr", "i64"});
+  }
+  std::string store(int tile, const std::string& address, const std::string& stride, const std::string& indent) const {
+    return op(indent, "tilestored64", fmt::format("%tmm{}, {}, {}", tile, address, stride),
+              {regType(), "!llvm.ptr", "i64"});
+  }
+  std::string product(int c, int a, int b, const std::string& indent) const {
+    return op(indent, "tdpbf16ps", fmt::format("%tmm{}, %tmm{}, %tmm{}", c, a, b), {regType(), regType(), regType()});
+  }
+  // The emulator's functions, declared in the module.
+  std::string declarations() const {
+    if (!emulated_) return "";
+    return fmt::format(
+        "  func.func private @{0}tilezero(i64)\n  func.func private @{0}tileloadd64(i64, !llvm.ptr, i64)\n"
+        "  func.func private @{0}tilestored64(i64, !llvm.ptr, i64)\n  func.func private @{0}tdpbf16ps(i64, i64, i64)\n",
+        kAmxEmulatorPrefix);
+  }
+
+ private:
+  // Intrinsics take the register as an i8 immediate; the emulator as a plain i64 argument.
+  std::string regType() const { return emulated_ ? "i64" : "i8"; }
+  std::string op(const std::string& indent, const char* name, const std::string& args,
+                 const std::vector<std::string>& types) const {
+    if (emulated_)
+      return fmt::format("{}func.call @{}{}({}) : ({}) -> ()\n", indent, kAmxEmulatorPrefix, name, args,
+                         fmt::join(types, ", "));
+    return fmt::format("{}llvm.call_intrinsic \"llvm.x86.{}\"({}) : ({}) -> ()\n", indent, name, args,
+                       fmt::join(types, ", "));
+  }
+  bool emulated_;
+};
 
 // A bf16 C block and its f32 sum, one row vector at a time: widened into the
 // sum (beta 1, before the reduction) or rounded out of it into C (after it).
@@ -68,43 +130,37 @@ std::string copyRowsOfBlock(const std::string& id, const char* name, const std::
   return s + "        }\n";
 }
 
-// The loops of one region: per C block the tiles are initialised once, carried
-// through the batch and K loops, and stored once after them. A bf16 C goes
-// through an f32 copy of the block (`sum`): widened into it under beta 1,
-// rounded out of it at the end.
-std::string regionLoops(const Problem& p, const TileRegion& r, int index) {
+// NAME = BASE + a byte offset that is an affine map of index values.
+std::string addressAt(const std::string& name, const std::string& base, const std::string& map,
+                      const std::string& operands, const std::string& indent) {
+  return fmt::format(
+      "{0}{1}_off = affine.apply affine_map<{2}>({3})\n"
+      "{0}{1}_off64 = arith.index_cast {1}_off : index to i64\n"
+      "{0}{1} = llvm.getelementptr {4}[{1}_off64] : (!llvm.ptr, i64) -> !llvm.ptr, i8\n",
+      indent, name, map, operands, base);
+}
+
+// A read prefetch into L1 of the line at ADDRESS + byte_offset.
+std::string prefetch(const std::string& address, std::int64_t byte_offset, const std::string& indent) {
+  const std::string line = fmt::format("{}_pf{}", address, byte_offset);
+  return fmt::format(
+      "{0}{1} = llvm.getelementptr {2}[{3}] : (!llvm.ptr) -> !llvm.ptr, i8\n"
+      "{0}\"llvm.intr.prefetch\"({1}) <{{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}}> : (!llvm.ptr) -> ()\n",
+      indent, line, address, byte_offset);
+}
+
+// The loops of one region. Per C block the C tiles are initialised once in
+// their registers, stay there through the batch and K loops, and are stored
+// once after them. A bf16 C goes through an f32 copy of the block (`sum`):
+// widened into it under beta 1, rounded out of it at the end.
+std::string regionLoops(const Problem& p, const TileRegion& r, int index, const TileRegisters& regs,
+                        const TileOps& ops, bool prefetch_next_entry) {
   const std::string id = fmt::format("r{}", index);
   const PayloadTypes memrefs = payloadTypes(p);
-  const std::string c_tile = fmt::format("!amx.tile<{}x{}xf32>", r.tile_height, r.tile_width);
-  const std::string a_tile = fmt::format("!amx.tile<{}x{}xbf16>", r.tile_height, kAmxTileK);
-  const std::string b_tile = fmt::format("!amx.tile<{}x{}xbf16>", kAmxTileK / 2, 2 * r.tile_width);
   const bool bf16_c = p.c_dtype == DType::BF16;
-  const std::string sum_type = sumType(r);
-  const std::int64_t tiles = r.tiles();
-  const std::string carried = fmt::format("{}", fmt::join(std::vector<std::string>(tiles, c_tile), ", "));
-  auto tile = [&](const char* prefix, std::int64_t i, std::int64_t j) {
-    return fmt::format("%{}_{}{}{}", id, prefix, i, j);
-  };
-  auto tileList = [&](const char* prefix) {
-    std::vector<std::string> names;
-    for (std::int64_t i = 0; i < r.tile_rows; ++i)
-      for (std::int64_t j = 0; j < r.tile_cols; ++j) names.push_back(tile(prefix, i, j));
-    return fmt::format("{}", fmt::join(names, ", "));
-  };
-  auto iterArgs = [&](const char* inner, const char* outer) {
-    std::vector<std::string> pairs;
-    for (std::int64_t i = 0; i < r.tile_rows; ++i)
-      for (std::int64_t j = 0; j < r.tile_cols; ++j) pairs.push_back(tile(inner, i, j) + " = " + tile(outer, i, j));
-    return fmt::format("{}", fmt::join(pairs, ", "));
-  };
-  // Where tile (i, j) sits: in C, or in the block's f32 sum.
-  auto cTileAt = [&](std::int64_t i, std::int64_t j) { return fmt::format("%c[%{0}_m{1}, %{0}_n{2}]", id, i, j); };
-  auto sumTileAt = [&](std::int64_t i, std::int64_t j) {
-    return fmt::format("%{0}_sum[%{0}_ti{1}_off, %{0}_tj{2}_off]", id, i, j);
-  };
+  const std::string in_block = "        ", in_k = "            ";
 
   std::string s;
-  // Tile offsets inside a block.
   for (std::int64_t i = 0; i < r.tile_rows; ++i)
     s += fmt::format("    %{}_ti{}_off = arith.constant {} : index\n", id, i, i * r.tile_height);
   for (std::int64_t j = 0; j < r.tile_cols; ++j)
@@ -116,60 +172,74 @@ std::string regionLoops(const Problem& p, const TileRegion& r, int index) {
                    "    %{0}_n_step = arith.constant {3} : index\n",
                    id, r.col_offset, r.col_offset + r.cols, r.blockCols());
   if (bf16_c) {
+    const std::string sum_type = sumType(r);
     s += fmt::format("    %{0}_sum = memref.alloca() : {1}\n    %{0}_sum_rows = arith.constant {2} : index\n", id,
                      sum_type, r.blockRows());
+    s += pointerOf(id + "_sum", sum_type, "    ");
+    s += fmt::format("    %{}_sum_stride = arith.constant {} : i64\n", id, r.blockCols() * kF32Bytes);
   }
+  const std::string c_stride = bf16_c ? fmt::format("%{}_sum_stride", id) : "%c_stride";
   s += fmt::format("    scf.for %{0}_m = %{0}_m_begin to %{0}_m_end step %{0}_m_step {{\n", id);
   s += fmt::format("      scf.for %{0}_n = %{0}_n_begin to %{0}_n_end step %{0}_n_step {{\n", id);
   for (std::int64_t i = 0; i < r.tile_rows; ++i)
     s += fmt::format("        %{0}_m{1} = arith.addi %{0}_m, %{0}_ti{1}_off : index\n", id, i);
   for (std::int64_t j = 0; j < r.tile_cols; ++j)
-    s += fmt::format("        %{0}_n{1} = arith.addi %{0}_n, %{0}_tj{1}_off : index\n"
-                     "        %{0}_bn{1} = arith.muli %{0}_n{1}, %c2 : index\n",
-                     id, j);
+    s += fmt::format("        %{0}_n{1} = arith.addi %{0}_n, %{0}_tj{1}_off : index\n", id, j);
   if (bf16_c && p.accumulate) s += copyRowsOfBlock(id, "in", memrefs.c, r, /*widen=*/true);
+  // C tile (i, j): in C at (m_i, n_j), or at its place in the block's sum.
+  auto cTile = [&](std::int64_t i, std::int64_t j) { return fmt::format("%{}_c{}{}", id, i, j); };
   for (std::int64_t i = 0; i < r.tile_rows; ++i)
     for (std::int64_t j = 0; j < r.tile_cols; ++j) {
-      if (!p.accumulate)
-        s += fmt::format("        {} = amx.tile_zero : {}\n", tile("init", i, j), c_tile);
+      if (bf16_c)
+        s += fmt::format("{}{} = llvm.getelementptr %{}_sum_p[{}] : (!llvm.ptr) -> !llvm.ptr, i8\n", in_block,
+                         cTile(i, j), id, (i * r.tile_height * r.blockCols() + j * r.tile_width) * kF32Bytes);
       else
-        s += fmt::format("        {} = amx.tile_load {} : {} into {}\n", tile("init", i, j),
-                         bf16_c ? sumTileAt(i, j) : cTileAt(i, j), bf16_c ? sum_type : memrefs.c, c_tile);
+        s += addressAt(cTile(i, j), "%c_p", fmt::format("(m, n) -> ((m * {} + n) * {})", p.n, kF32Bytes),
+                       fmt::format("%{0}_m{1}, %{0}_n{2}", id, i, j), in_block);
+      s += p.accumulate ? ops.load(regs.c(i, j), cTile(i, j), c_stride, in_block) : ops.zero(regs.c(i, j), in_block);
     }
-  s += fmt::format("        %{}_sum_b:{} = scf.for %{}_b = %c0 to %batch step %c1 iter_args({}) -> ({}) {{\n", id, tiles,
-                   id, iterArgs("bacc", "init"), carried);
-  s += fmt::format("          %{}_ksum:{} = scf.for %{}_k = %c0 to %k_end step %c32 iter_args({}) -> ({}) {{\n", id,
-                   tiles, id, iterArgs("kacc", "bacc"), carried);
-  s += fmt::format("            %{0}_kpair = arith.divui %{0}_k, %c2 : index\n", id);
-  for (std::int64_t i = 0; i < r.tile_rows; ++i)
-    s += fmt::format("            %{0}_a{1} = amx.tile_load %a[%{0}_b, %{0}_m{1}, %{0}_k] : {2} into {3}\n", id, i,
-                     memrefs.a, a_tile);
-  for (std::int64_t j = 0; j < r.tile_cols; ++j)
-    s += fmt::format("            %{0}_b{1} = amx.tile_load %b[%{0}_b, %{0}_kpair, %{0}_bn{1}] : {2} into {3}\n", id,
-                     j, memrefs.b, b_tile);
-  for (std::int64_t i = 0; i < r.tile_rows; ++i)
+  s += fmt::format("        scf.for %{0}_b = %c0 to %batch step %c1 {{\n", id);
+  s += fmt::format("          scf.for %{0}_k = %c0 to %k_end step %c32 {{\n", id);
+  // A [b][m][k] and B [b][k/2][2n] (VNNI pairs), as byte offsets.
+  const std::string a_map = fmt::format("(b, m, k) -> (((b * {} + m) * {} + k) * {})", p.m, p.k, kBf16Bytes);
+  const std::string b_map = fmt::format("(b, k, n) -> (((b * {} + k floordiv 2) * {} + n * 2) * {})", p.k / 2,
+                                        2 * p.n, kBf16Bytes);
+  for (std::int64_t i = 0; i < r.tile_rows; ++i) {
+    const std::string a_tile = fmt::format("%{}_a{}", id, i);
+    s += addressAt(a_tile, "%a_p", a_map, fmt::format("%{0}_b, %{0}_m{1}, %{0}_k", id, i), in_k);
+    s += ops.load(regs.a(i), a_tile, "%a_stride", in_k);
+  }
+  for (std::int64_t j = 0; j < r.tile_cols; ++j) {
+    const std::string b_tile = fmt::format("%{}_b{}", id, j);
+    s += addressAt(b_tile, "%b_p", b_map, fmt::format("%{0}_b, %{0}_k, %{0}_n{1}", id, j), in_k);
+    s += ops.load(regs.b(j), b_tile, "%b_stride", in_k);
+  }
+  // The same tiles of the next batch entry, one cache line per tile row. A
+  // prefetch never faults, so the last entry's reach past the operands is harmless.
+  if (prefetch_next_entry) {
+    const std::int64_t a_entry = p.m * p.k * kBf16Bytes, b_entry = p.k * p.n * kBf16Bytes;
+    for (std::int64_t i = 0; i < r.tile_rows; ++i)
+      for (std::int64_t row = 0; row < r.tile_height; ++row)
+        s += prefetch(fmt::format("%{}_a{}", id, i), a_entry + row * p.k * kBf16Bytes, in_k);
     for (std::int64_t j = 0; j < r.tile_cols; ++j)
-      s += fmt::format("            {} = amx.tile_mulf %{}_a{}, %{}_b{}, {} : {}, {}, {}\n", tile("prod", i, j), id, i,
-                       id, j, tile("kacc", i, j), a_tile, b_tile, c_tile);
-  s += fmt::format("            scf.yield {} : {}\n          }}\n", tileList("prod"), carried);
-  std::vector<std::string> k_results;
-  for (std::int64_t t = 0; t < tiles; ++t) k_results.push_back(fmt::format("%{}_ksum#{}", id, t));
-  s += fmt::format("          scf.yield {} : {}\n        }}\n", fmt::join(k_results, ", "), carried);
+      for (std::int64_t row = 0; row < kAmxTileK / 2; ++row)
+        s += prefetch(fmt::format("%{}_b{}", id, j), b_entry + row * 2 * p.n * kBf16Bytes, in_k);
+  }
   for (std::int64_t i = 0; i < r.tile_rows; ++i)
-    for (std::int64_t j = 0; j < r.tile_cols; ++j)
-      s += fmt::format("        amx.tile_store {}, %{}_sum_b#{} : {}, {}\n", bf16_c ? sumTileAt(i, j) : cTileAt(i, j),
-                       id, i * r.tile_cols + j, bf16_c ? sum_type : memrefs.c, c_tile);
+    for (std::int64_t j = 0; j < r.tile_cols; ++j) s += ops.product(regs.c(i, j), regs.a(i), regs.b(j), in_k);
+  s += "          }\n        }\n";
+  for (std::int64_t i = 0; i < r.tile_rows; ++i)
+    for (std::int64_t j = 0; j < r.tile_cols; ++j) s += ops.store(regs.c(i, j), cTile(i, j), c_stride, in_block);
   if (bf16_c) s += copyRowsOfBlock(id, "out", memrefs.c, r, /*widen=*/false);
   s += "      }\n    }\n";
   return s;
 }
 
-std::string functionHeader(const std::string& name, const PayloadTypes& memrefs, const std::string& attributes) {
-  return fmt::format("  func.func @{}(%a: {}, %b: {}, %c: {}){} {{\n", name, memrefs.a, memrefs.b, memrefs.c, attributes);
-}
-
-std::string tileFunctionName(const TileRegion& r) {
-  return fmt::format("nk_tiles_{}x{}", r.tile_height, r.tile_width);
+std::string paletteGlobal(std::size_t group, const TilePalette& palette) {
+  return fmt::format(
+      "  llvm.mlir.global private constant @nk_tile_config_{}(dense<[{}]> : tensor<{}xi8>) {{addr_space = 0 : i32}} "
+      ": !llvm.array<{} x i8>\n",
+      group, fmt::join(palette.bytes, ", "), TilePalette::kBytes, TilePalette::kBytes);
 }
 
 }  // namespace
@@ -196,30 +266,39 @@ std::optional<std::string> amxTileUnsupported(const Problem& p) {
   return std::nullopt;
 }
 
-std::string buildAmxPayload(const Problem& p, const std::vector<TileRegion>& regions) {
+bool amxPrefetchesNextBatchEntry(const Problem& p, std::int64_t l1_bytes) {
+  return p.batch > 1 && (p.m + p.n) * p.k * kBf16Bytes * p.batch > l1_bytes;
+}
+
+std::string buildAmxPayload(const Problem& p, const std::vector<TileRegion>& regions, const AmxPayloadOptions& options) {
   const PayloadTypes memrefs = payloadTypes(p);
-  // Regions grouped by tile shape, in order of first appearance: one function each.
-  std::vector<std::pair<std::string, std::vector<std::size_t>>> groups;
-  for (std::size_t i = 0; i < regions.size(); ++i) {
-    const std::string name = tileFunctionName(regions[i]);
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& group) { return group.first == name; });
-    if (it == groups.end()) it = groups.insert(groups.end(), {name, {}});
-    it->second.push_back(i);
+  const std::vector<TileGroup> groups = groupTileRegions(regions);
+  const TileOps ops(options.tile_ops);
+  std::string s = ops.declarations();
+  if (groups.size() > 1) {
+    s += fmt::format("  func.func private @{}(!llvm.ptr)\n", kAmxUseTileConfig);
+    for (std::size_t g = 1; g < groups.size(); ++g) s += paletteGlobal(g, groups[g].palette);
   }
-  std::string s;
-  for (const auto& [name, members] : groups) {
-    s += functionHeader(name, memrefs, " attributes {passthrough = [\"noinline\"]}");
-    s += fmt::format(
-        "    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n"
-        "    %c2 = arith.constant 2 : index\n    %c32 = arith.constant 32 : index\n"
-        "    %batch = arith.constant {} : index\n    %k_end = arith.constant {} : index\n",
-        p.batch, p.k);
-    for (std::size_t i : members) s += regionLoops(p, regions[i], static_cast<int>(i));
-    s += "    return\n  }\n";
+  s += fmt::format("  func.func @nk_brgemm(%a: {}, %b: {}, %c: {}) {{\n", memrefs.a, memrefs.b, memrefs.c);
+  s += fmt::format(
+      "    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n"
+      "    %c32 = arith.constant 32 : index\n"
+      "    %batch = arith.constant {} : index\n    %k_end = arith.constant {} : index\n"
+      "    %a_stride = arith.constant {} : i64\n    %b_stride = arith.constant {} : i64\n"
+      "    %c_stride = arith.constant {} : i64\n",
+      p.batch, p.k, p.k * kBf16Bytes, 2 * p.n * kBf16Bytes, p.n * kF32Bytes);
+  s += pointerOf("a", memrefs.a, "    ") + pointerOf("b", memrefs.b, "    ") + pointerOf("c", memrefs.c, "    ");
+  s += ops.registers("    ");
+  const bool prefetch_next_entry = options.prefetch_next_batch_entry && p.batch > 1;
+  // The first group's configuration is the caller's to load; the kernel loads the others.
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (g > 0)
+      s += fmt::format("    %tile_config_{0} = llvm.mlir.addressof @nk_tile_config_{0} : !llvm.ptr\n"
+                       "    func.call @{1}(%tile_config_{0}) : (!llvm.ptr) -> ()\n",
+                       g, kAmxUseTileConfig);
+    for (std::size_t region : groups[g].regions)
+      s += regionLoops(p, regions[region], static_cast<int>(region), groups[g].registers, ops, prefetch_next_entry);
   }
-  s += functionHeader("nk_brgemm", memrefs, "");
-  for (const auto& group : groups)
-    s += fmt::format("    func.call @{}(%a, %b, %c) : ({}) -> ()\n", group.first, memrefs.signature());
   s += "    return\n  }\n";
   return s;
 }

@@ -1,7 +1,12 @@
-// The AMX BRGEMM kernel, written directly in MLIR's amx dialect: the linalg
-// schedule route reloads and stores the C tile on every K step (see
-// /work/shared/notes), so the payload keeps the C tiles as loop-carried
-// !amx.tile values, which LLVM keeps in tmm registers across the batch and K loops.
+// The AMX BRGEMM kernel, written directly as MLIR loops around LLVM's AMX
+// intrinsics in their register-immediate form (the linalg schedule route reloads
+// and stores the C tile on every K step). MLIR 22's amx dialect lowers to the
+// intrinsics LLVM allocates tile registers for, and LLVM then loads the tile
+// configuration at every call and releases the tiles at every return: a third
+// of the speed of an L1-resident block (shared/notes/hosts.md). Here the kernel
+// names its tile registers (tile_config.h), its C tiles stay in them across the
+// batch and K loops, and the caller loads the configuration once for a run of
+// calls (tile_state.h).
 #pragma once
 
 #include <cstdint>
@@ -49,12 +54,36 @@ std::vector<TileRegion> planTileRegions(const Problem& brgemm, std::int64_t bloc
 // Why the tile kernel cannot compute `problem` (its kernel problem: K padded), or nullopt.
 std::optional<std::string> amxTileUnsupported(const Problem& problem);
 
+// How the tile instructions are spelled: as the intrinsics (run on AMX), or as
+// calls of the emulator's functions (tile_emulator.h), which keep the same
+// registers and configuration in memory, so that the kernel's tile
+// configuration protocol is exercised on hosts without AMX.
+enum class AmxTileOps { Intrinsics, EmulatorCalls };
+
+// The emulator's functions: PREFIX + tilezero, tileloadd64, tilestored64, tdpbf16ps.
+inline constexpr const char* kAmxEmulatorPrefix = "nkbench_amx_emulated_";
+// void(const TilePalette*): loads a configuration unless it is loaded already
+// (tile_state.h); the kernel calls it to switch between tile shapes.
+inline constexpr const char* kAmxUseTileConfig = "nkbench_amx_use_tile_config";
+
+struct AmxPayloadOptions {
+  AmxTileOps tile_ops = AmxTileOps::Intrinsics;
+  // Prefetch, per K step, the lines of the tiles the next batch entry loads.
+  bool prefetch_next_batch_entry = false;
+};
+
+// Whether the kernel prefetches the next batch entry: when A and B of the whole
+// batch do not fit in L1 (`l1_bytes`), so that the blocks stream from L2. An
+// L1-resident block gains nothing from it and would pay for the instructions.
+bool amxPrefetchesNextBatchEntry(const Problem& brgemm, std::int64_t l1_bytes);
+
 // @nk_brgemm over A [batch][M][K] (bf16 pairs), B in VNNI pairs [batch][K/2][N][2]
 // and C [M][N] (f32, or bf16: then each C block is summed in f32 tiles and
-// rounded as it is stored). One tile configuration holds one shape per tile
-// register, so @nk_brgemm calls one function per tile shape (not inlined:
-// each configures its own tiles).
-std::string buildAmxPayload(const Problem& brgemm, const std::vector<TileRegion>& regions);
+// rounded as it is stored). The regions of one tile shape share a configuration
+// (groupTileRegions): the caller loads the first group's, and @nk_brgemm
+// switches to each later group's through kAmxUseTileConfig.
+std::string buildAmxPayload(const Problem& brgemm, const std::vector<TileRegion>& regions,
+                            const AmxPayloadOptions& options = {});
 
 // "32x32" or, with edges, "32x32+16x32+5x32".
 std::string describeTileBlocks(const std::vector<TileRegion>& regions);
