@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs the AMX suite (suites/amx.yaml) on every backend under --isa amx and
-# writes results/HOST/amx.{csv,json,txt} and its figures. On a host without AMX
-# nkbench refuses --isa amx (naming what is missing) and this script stops
-# there; NKBENCH_AMX_ISA=amx-emulated runs the same suite on any avx512-bf16 host
-# to verify the tile kernels (results/HOST/amx-emulated.*, no figures: emulated
-# timings are not AMX performance).
+# writes results/HOST/amx.{csv,json,txt} and its figures into
+# results/HOST/plots-amx/ (not plots/: on an AMX host paper-results.sh runs at
+# amx too, and its figures and ratios.md there have the same names). On a host
+# without AMX nkbench refuses --isa amx (naming what is missing) and this script
+# stops there; NKBENCH_AMX_ISA=amx-emulated runs the same suite on any
+# avx512-bf16 host to verify the tile kernels (results/HOST/amx-emulated.*, no
+# figures: emulated timings are not AMX performance).
 #   scripts/amx-results.sh [HOST] [extra `nkbench run` options...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,5 +26,5 @@ mkdir -p "$dir"
 "$nkbench" run --suite suites/amx.yaml --isa "$isa" --reps 10 --quiet \
   --out "$dir/$name.csv" --json "$dir/$name.json" "$@" | tee "$dir/$name.txt"
 if [[ $isa == amx ]]; then
-  /usr/bin/python3 scripts/plot_results.py "$dir/$name.json" --out "$dir/plots"
+  /usr/bin/python3 scripts/plot_results.py "$dir/$name.json" --out "$dir/plots-amx"
 fi
