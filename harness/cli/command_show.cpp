@@ -68,10 +68,11 @@ int show(const ShowArguments& args) {
   const Isa isa = showIsa(args.isa, for_host);
   const mlir_backend::RouteChoice route = mlir_backend::chooseRoute(isa, c.problem, args.schedule);
   const mlir_backend::Schedule& schedule = *route.schedule;
-  const Problem kernel = mlir_backend::kernelProblemFor(c.problem, schedule);
+  const CacheSizes caches = hostCacheSizes();
+  const Problem kernel = mlir_backend::kernelProblemFor(c.problem, schedule, caches);
   // The host by its feature bits, as `run` compiles (a VM's CPU name can lack
   // features its CPUID reports), or a named CPU; generate() never runs the code.
-  mlir_backend::MlirCompiler compiler(isa, hostCacheSizes(), args.target_cpu);
+  mlir_backend::MlirCompiler compiler(isa, caches, args.target_cpu);
   const CompilationStages stages = compiler.generate(kernel, schedule, mlir_backend::Lowering::Nanokernel);
 
   std::cout << fmt::format("// {}: {}kernel {}, schedule {}{}, --isa {}, target {}\n", c.id,

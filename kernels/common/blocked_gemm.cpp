@@ -76,10 +76,11 @@ Problem blockProblemOf(const Problem& gemm, const GemmBlocking& blocking) {
 
 template <class Element, class CElement>
 BlockedGemmOf<Element, CElement>::BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking,
-                                                BLayout b_layout)
+                                                BLayout b_layout, BlockOrder order)
     : problem_(problem),
       blocking_(blocking),
       b_layout_(b_layout),
+      order_(order),
       mb_(blockCount(problem.m, blocking.bm)),
       nb_(blockCount(problem.n, blocking.bn)),
       kb_(blockCount(problem.k, blocking.bk)) {

@@ -34,31 +34,46 @@ Problem blockProblemOf(const Problem& gemm, const GemmBlocking& blocking);
 // ([bk/2][bn][2]) for the bf16 dot-product instructions.
 enum class BLayout { Plain, VnniPairs };
 
+// The order of the block calls: M blocks outer, so that each A panel stays in
+// cache across the N blocks, or N blocks outer, so that each B panel does
+// across the M blocks.
+enum class BlockOrder { MBlocksOuter, NBlocksOuter };
+
 // Element: float for f32 problems, BFloat16 for bf16 ones; CElement: C's type.
 template <class Element, class CElement = float>
 class BlockedGemmOf {
  public:
   // Throws Error unless `problem` is a gemm of Element's dtype and CElement's c_dtype,
   // with batch 1 and beta 0 (and, for VNNI pairs, an even bk). f32 B is always plain.
-  BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking, BLayout b_layout = BLayout::Plain);
+  BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking, BLayout b_layout = BLayout::Plain,
+                BlockOrder order = BlockOrder::MBlocksOuter);
 
   void pack(const Element* a, const Element* b);
   void unpack(CElement* c) const;
 
-  // Calls block_kernel(a_blocks, b_blocks, c_block) once per C block; the kernel
-  // computes c_block = sum over kBlocks() of A block * B block (beta 0), in CElement.
+  // Calls block_kernel(a_blocks, b_blocks, c_block) once per C block, in the
+  // block order; the kernel computes c_block = sum over kBlocks() of A block *
+  // B block (beta 0), in CElement.
   template <class BlockKernel>
   void compute(BlockKernel&& block_kernel) {
     const std::int64_t a_panel = kb_ * blocking_.bm * blocking_.bk;
     const std::int64_t b_panel = kb_ * blocking_.bk * blocking_.bn;
     const std::int64_t c_block = blocking_.bm * blocking_.bn;
-    for (std::int64_t i = 0; i < mb_; ++i)
+    auto call = [&](std::int64_t i, std::int64_t j) {
+      block_kernel(packed_a_.data() + i * a_panel, packed_b_.data() + j * b_panel,
+                   blocked_c_.data() + (i * nb_ + j) * c_block);
+    };
+    if (order_ == BlockOrder::NBlocksOuter) {
       for (std::int64_t j = 0; j < nb_; ++j)
-        block_kernel(packed_a_.data() + i * a_panel, packed_b_.data() + j * b_panel,
-                     blocked_c_.data() + (i * nb_ + j) * c_block);
+        for (std::int64_t i = 0; i < mb_; ++i) call(i, j);
+      return;
+    }
+    for (std::int64_t i = 0; i < mb_; ++i)
+      for (std::int64_t j = 0; j < nb_; ++j) call(i, j);
   }
 
   const GemmBlocking& blocking() const { return blocking_; }
+  BlockOrder order() const { return order_; }
   std::int64_t kBlocks() const { return kb_; }
   Problem blockProblem() const { return blockProblemOf(problem_, blocking_); }
 
@@ -67,6 +82,7 @@ class BlockedGemmOf {
   Problem problem_;
   GemmBlocking blocking_;
   BLayout b_layout_;
+  BlockOrder order_;
   std::int64_t mb_, nb_, kb_;
   Buffer packed_a_, packed_b_;
   AlignedBuffer<CElement> blocked_c_;

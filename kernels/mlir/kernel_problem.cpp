@@ -1,5 +1,7 @@
 #include "kernels/mlir/kernel_problem.h"
 
+#include <algorithm>
+
 #include "kernels/mlir/amx/amx_payload_ir.h"
 #include "reference/vnni_packing.h"
 
@@ -7,14 +9,20 @@ namespace nkbench::mlir_backend {
 
 namespace {
 std::int64_t roundUp(std::int64_t value, std::int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+GemmBlocking amxGemmBlocking(const Problem& gemm, const Schedule& schedule, const CacheSizes& caches) {
+  constexpr std::int64_t kBf16Bytes = 2;
+  GemmBlocking preferred = schedule.gemm_block;
+  const std::int64_t panel_columns = caches.l2_bytes / 4 / (roundUp(gemm.k, kAmxTileK) * kBf16Bytes);
+  preferred.bn = std::max(preferred.bn, panel_columns / schedule.block_n * schedule.block_n);
+  // Whole tiles: the blocked GEMM pads the edges with zeros.
+  const GemmBlocking blocking = chooseGemmBlocking(gemm, preferred, schedule.block_m, schedule.block_n);
+  return {roundUp(blocking.bm, kAmxTileRows), roundUp(blocking.bn, kAmxTileCols), roundUp(blocking.bk, kAmxTileK)};
+}
 }  // namespace
 
-GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule) {
-  if (schedule.nanokernel == NanokernelKind::AmxTile) {
-    // Whole tiles: the blocked GEMM pads the edges with zeros.
-    GemmBlocking blocking = chooseGemmBlocking(gemm, schedule.gemm_block, schedule.block_m, schedule.block_n);
-    return {roundUp(blocking.bm, kAmxTileRows), roundUp(blocking.bn, kAmxTileCols), roundUp(blocking.bk, kAmxTileK)};
-  }
+GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, const CacheSizes& caches) {
+  if (schedule.nanokernel == NanokernelKind::AmxTile) return amxGemmBlocking(gemm, schedule, caches);
   if (schedule.nanokernel != NanokernelKind::Bf16Dot)
     return chooseGemmBlocking(gemm, schedule.gemm_block, schedule.block_m, schedule.vector_lanes);
   GemmBlocking blocking = chooseBf16GemmBlocking(gemm, schedule.gemm_block, schedule.block_m, schedule.vector_lanes);
@@ -22,8 +30,12 @@ GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule) {
   return blocking;
 }
 
-Problem kernelProblemFor(const Problem& problem, const Schedule& schedule) {
-  if (problem.kind == OpKind::Gemm) return blockProblemOf(problem, gemmBlockingFor(problem, schedule));
+BlockOrder gemmBlockOrderFor(const Schedule& schedule) {
+  return schedule.nanokernel == NanokernelKind::AmxTile ? BlockOrder::NBlocksOuter : BlockOrder::MBlocksOuter;
+}
+
+Problem kernelProblemFor(const Problem& problem, const Schedule& schedule, const CacheSizes& caches) {
+  if (problem.kind == OpKind::Gemm) return blockProblemOf(problem, gemmBlockingFor(problem, schedule, caches));
   Problem pairs = problem;
   if (schedule.nanokernel == NanokernelKind::AmxTile) {
     pairs.k = roundUp(problem.k, kAmxTileK);

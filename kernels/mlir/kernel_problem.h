@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "harness/core/problem.h"
+#include "harness/host/cache_info.h"
 #include "kernels/common/blocked_gemm.h"
 #include "kernels/mlir/schedule.h"
 
@@ -14,11 +15,22 @@ namespace nkbench::mlir_backend {
 inline std::int64_t dotPaddedN(std::int64_t n) { return (n + 3) / 4 * 4; }
 
 // The blocks a GEMM is cut into, each one call of the schedule's block kernel.
-GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule);
+// Vector routes: the schedule's preferred block, balanced (chooseGemmBlocking).
+// The tile route (amxGemmBlocking): rows of the schedule's bm, K blocks of its
+// bk, so that each block call keeps its C tiles for the whole reduction (batch
+// = K blocks), and columns widened so that one B panel (K x bn) takes a quarter
+// of L2 (at most N, at least the schedule's bn), whole tiles throughout.
+GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, const CacheSizes& caches);
+
+// The order of a GEMM's block calls. The tile route runs N blocks outer: each B
+// panel stays in L2 across all the M blocks while the A panels stream past it,
+// so B, widened as above, is read from memory once and A N / bn times. The
+// vector routes run M blocks outer (tuned on the AVX-512 hosts).
+BlockOrder gemmBlockOrderFor(const Schedule& schedule);
 
 // A GEMM's block kernel (whole AMX tiles on the tile route); a BRGEMM with K
 // padded to whole tile steps on the tile route, or with K made even and N padded
 // to 4 on the bf16 dot-product route; otherwise the problem itself.
-Problem kernelProblemFor(const Problem& problem, const Schedule& schedule);
+Problem kernelProblemFor(const Problem& problem, const Schedule& schedule, const CacheSizes& caches);
 
 }  // namespace nkbench::mlir_backend

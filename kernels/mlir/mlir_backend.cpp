@@ -162,7 +162,7 @@ class GemmKernel final : public Kernel {
 class MlirBackend final : public Backend {
  public:
   MlirBackend(const BackendConfig& config, Lowering lowering)
-      : config_(config), lowering_(lowering), compiler_(config.isa, hostCacheSizes()) {
+      : config_(config), lowering_(lowering), caches_(hostCacheSizes()), compiler_(config.isa, caches_) {
     if (!config.mlir_schedule.empty() && !mlir_backend::findSchedule(config.mlir_schedule))
       throw Error(fmt::format("--schedule {}: unknown (known: {})", config.mlir_schedule, mlir_backend::scheduleNames()));
   }
@@ -195,7 +195,7 @@ class MlirBackend final : public Backend {
         break;
       case NanokernelKind::AmxTile:
         if (lowering_ == Lowering::GenericVector) return "mlir-default: the AMX tile kernel has no generic lowering";
-        return mlir_backend::amxTileUnsupported(mlir_backend::kernelProblemFor(problem, *schedule));
+        return mlir_backend::amxTileUnsupported(mlir_backend::kernelProblemFor(problem, *schedule, caches_));
     }
     return std::nullopt;
   }
@@ -215,11 +215,13 @@ class MlirBackend final : public Backend {
             });
       return prepareBrgemm(problem, route, operands);
     }
-    const GemmBlocking blocking = mlir_backend::gemmBlockingFor(problem, schedule);
-    if (problem.dtype == DType::F32) return makeGemmKernel(BlockedGemm(problem, blocking), route, operands);
+    const GemmBlocking blocking = mlir_backend::gemmBlockingFor(problem, schedule, caches_);
+    const BlockOrder order = mlir_backend::gemmBlockOrderFor(schedule);
+    if (problem.dtype == DType::F32)
+      return makeGemmKernel(BlockedGemm(problem, blocking, BLayout::Plain, order), route, operands);
     const BLayout b_layout = schedule.bInVnniPairs() ? BLayout::VnniPairs : BLayout::Plain;
-    if (bf16_c) return makeGemmKernel(Bf16BlockedGemmBf16C(problem, blocking, b_layout), route, operands);
-    return makeGemmKernel(Bf16BlockedGemm(problem, blocking, b_layout), route, operands);
+    if (bf16_c) return makeGemmKernel(Bf16BlockedGemmBf16C(problem, blocking, b_layout, order), route, operands);
+    return makeGemmKernel(Bf16BlockedGemm(problem, blocking, b_layout, order), route, operands);
   }
 
  private:
@@ -263,7 +265,7 @@ class MlirBackend final : public Backend {
   template <class CElement>
   std::unique_ptr<Kernel> makeBf16BrgemmKernel(const Problem& problem, const RouteChoice& route,
                                                const Operands& operands) {
-    const Problem pairs = mlir_backend::kernelProblemFor(problem, *route.schedule);
+    const Problem pairs = mlir_backend::kernelProblemFor(problem, *route.schedule, caches_);
     auto compiled = compileCached(pairs, *route.schedule);
     KernelInfo info = describeKernel(*compiled, route, problem.c_dtype);
     const std::string a_padding = pairs.k == problem.k       ? ""
@@ -303,6 +305,7 @@ class MlirBackend final : public Backend {
 
   BackendConfig config_;
   Lowering lowering_;
+  CacheSizes caches_;  // the host's: they size the GEMM blocks and the kernels' batch chunks
   mlir_backend::MlirCompiler compiler_;
   std::map<std::string, std::shared_ptr<CompiledKernel>> cache_;
 };

@@ -35,6 +35,10 @@ const std::vector<Schedule>& scheduleTable() {
       // 1x3 and 3x1 (7 registers) suit 16- and 48-wide shapes. "lanes" are a
       // tile's columns. Each tile step consumes 32 K. The prefetch rule has not
       // been measured on AMX yet: -noprefetch is the same kernel without it, to compare.
+      // GEMM blocks on the tile route (kernel_problem.h, gemmBlockingFor): the
+      // gemm_block's rows and K (one block call reduces over all of K, C in
+      // tiles throughout), its columns widened until a B panel takes a quarter
+      // of L2, N blocks outer so that the panel stays there across the M blocks.
       {"amx.bf16.32x32", Isa::Amx, DType::BF16, 32, 32, 16, {64, 64, 256}, 4, NanokernelKind::AmxTile},
       {"amx.bf16.16x48", Isa::Amx, DType::BF16, 16, 48, 16, {64, 96, 256}, 3, NanokernelKind::AmxTile},
       {"amx.bf16.48x16", Isa::Amx, DType::BF16, 48, 16, 16, {96, 64, 256}, 3, NanokernelKind::AmxTile},

@@ -2,6 +2,8 @@
 // with a plain loop standing in for the block kernel.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "harness/core/error.h"
 #include "kernels/common/blocked_gemm.h"
 #include "reference/compare.h"
@@ -57,6 +59,31 @@ TEST(BlockedGemm, PackComputeUnpackEqualsTheReferenceOnRaggedShapes) {
     const Verification v = verifyResult(p, FillMode::ExactInteger, c.data(),
                                         referenceGemm(p, data.a.data(), data.b.data(), data.c_init.data()));
     EXPECT_EQ(v.status, VerifyStatus::Passed) << p.describe() << ": " << v.detail;
+  }
+}
+
+// The same blocks either way; N blocks outer calls every M block of one B panel in turn.
+TEST(BlockedGemm, BlockOrderDecidesWhichPanelStaysInCache) {
+  const Problem p = gemm(64, 48, 16);
+  for (BlockOrder order : {BlockOrder::MBlocksOuter, BlockOrder::NBlocksOuter}) {
+    const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
+    BlockedGemm blocked(p, {32, 16, 16}, BLayout::Plain, order);
+    EXPECT_EQ(blocked.order(), order);
+    const GemmBlocking b = blocked.blocking();
+    blocked.pack(data.a.data(), data.b.data());
+    std::vector<const float*> b_panels;
+    FloatBuffer c(data.c_init.size(), -1.0f);
+    blocked.compute([&](const float* a, const float* bb, float* block) {
+      b_panels.push_back(bb);
+      plainBlockKernel(b, blocked.kBlocks(), a, bb, block);
+    });
+    blocked.unpack(c.data());
+    ASSERT_EQ(b_panels.size(), 6u);  // 2 M blocks x 3 N blocks
+    const bool b_panel_held = b_panels[0] == b_panels[1] && b_panels[2] == b_panels[3];
+    EXPECT_EQ(b_panel_held, order == BlockOrder::NBlocksOuter);
+    const Verification v = verifyResult(p, FillMode::ExactInteger, c.data(),
+                                        referenceGemm(p, data.a.data(), data.b.data(), data.c_init.data()));
+    EXPECT_EQ(v.status, VerifyStatus::Passed) << v.detail;
   }
 }
 

@@ -19,6 +19,7 @@
 #include "kernels/mlir/amx/tile_config.h"
 #include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_compiler.h"
+#include "tests/backends/baseline_test_support.h"
 #include "tests/support/test_problems.h"
 
 namespace nkbench::mlir_backend {
@@ -354,10 +355,37 @@ TEST(AmxKernels, EveryTileBlockFitsTheTileRegisters) {
 
 TEST(AmxKernels, KernelProblemPadsKToWholeTileSteps) {
   const Schedule& amx = selectSchedule(Isa::Amx, DType::BF16);
-  EXPECT_EQ(kernelProblemFor(bf16Brgemm(7, 33, 5, 1, false), amx).k, 32);
-  EXPECT_EQ(kernelProblemFor(bf16Brgemm(7, 33, 64, 1, false), amx).k, 64);
-  EXPECT_EQ(kernelProblemFor(bf16Brgemm(7, 33, 65, 1, false), amx).k, 96);
-  EXPECT_EQ(kernelProblemFor(bf16Brgemm(7, 33, 65, 1, false), amx).n, 33);  // N is not padded: narrower tiles
+  EXPECT_EQ(kernelProblemFor(bf16Brgemm(7, 33, 5, 1, false), amx, CacheSizes{}).k, 32);
+  EXPECT_EQ(kernelProblemFor(bf16Brgemm(7, 33, 64, 1, false), amx, CacheSizes{}).k, 64);
+  EXPECT_EQ(kernelProblemFor(bf16Brgemm(7, 33, 65, 1, false), amx, CacheSizes{}).k, 96);
+  // N is not padded: narrower tiles.
+  EXPECT_EQ(kernelProblemFor(bf16Brgemm(7, 33, 65, 1, false), amx, CacheSizes{}).n, 33);
+}
+
+// The tile route's GEMM blocks (kernel_problem.h): the schedule's 64 rows, K
+// blocks of 256 as batch entries of one block call (C stays in tiles for the
+// whole reduction), and B panels of a quarter of L2, run N blocks outer.
+TEST(AmxKernels, GemmBlocksKeepCInTilesAndBPanelsInL2) {
+  const Schedule& amx = selectSchedule(Isa::Amx, DType::BF16);
+  const Problem square = test::asBf16(test::gemm(1024, 1024, 1024));
+  CacheSizes caches;
+  caches.l2_bytes = 2 * 1024 * 1024;
+  const GemmBlocking blocking = gemmBlockingFor(square, amx, caches);
+  EXPECT_EQ(blocking.bm, 64);
+  EXPECT_EQ(blocking.bk, 256);
+  EXPECT_EQ(blocking.bn, 256);  // 1024 K x 256 columns x 2 bytes = 512 KiB
+  const Problem block = kernelProblemFor(square, amx, caches);
+  EXPECT_EQ(block.batch, 4);
+  EXPECT_EQ(block.n, 256);
+  caches.l2_bytes = 1024 * 1024;
+  EXPECT_EQ(gemmBlockingFor(square, amx, caches).bn, 128);
+  // Never below the schedule's block, and a narrow N is taken whole (in whole tiles).
+  caches.l2_bytes = 64 * 1024;
+  EXPECT_EQ(gemmBlockingFor(square, amx, caches).bn, 64);
+  EXPECT_EQ(gemmBlockingFor(test::asBf16(test::gemm(100, 37, 129)), amx, CacheSizes{}).bn, 48);
+  EXPECT_EQ(gemmBlockOrderFor(amx), BlockOrder::NBlocksOuter);
+  EXPECT_EQ(gemmBlockOrderFor(selectSchedule(Isa::Avx512Bf16, DType::BF16)), BlockOrder::MBlocksOuter);
+  EXPECT_EQ(gemmBlockOrderFor(selectSchedule(Isa::Avx512, DType::F32)), BlockOrder::MBlocksOuter);
 }
 
 TEST(AmxKernels, UnsupportedProblemsAreNamed) {

@@ -253,7 +253,8 @@ TEST(TileCalls, TheRunnerLoadsOncePerRunOfCallsAndReleasesAfterEach) {
   EXPECT_EQ(mlir_backend::tileConfigLoads(TileMachine::Emulated), before + 1 + 3);
   // Released at the end: the same configuration loads again.
   const mlir_backend::Schedule& schedule = mlir_backend::selectSchedule(Isa::AmxEmulated, DType::BF16, "amx.bf16.32x32");
-  mlir_backend::useTileConfig(TileMachine::Emulated, paletteOf(mlir_backend::kernelProblemFor(problem, schedule)));
+  const Problem kernel_problem = mlir_backend::kernelProblemFor(problem, schedule, CacheSizes{});
+  mlir_backend::useTileConfig(TileMachine::Emulated, paletteOf(kernel_problem));
   EXPECT_EQ(mlir_backend::tileConfigLoads(TileMachine::Emulated), before + 5);
   mlir_backend::releaseTiles(TileMachine::Emulated);
 }
