@@ -70,6 +70,10 @@ class Backend {
   virtual std::string version() const = 0;
   // nullopt when this backend can run `problem` in this run; otherwise why it is skipped.
   virtual std::optional<std::string> unsupportedReason(const Problem& problem) const = 0;
+  // For `list`: a short description of what would run for `problem`, one this
+  // backend supports (unsupportedReason is nullopt), e.g. the schedule and why it
+  // was chosen; nullopt where the backend does not say.
+  virtual std::optional<std::string> plan(const Problem& /*problem*/) const { return std::nullopt; }
   // Compiles / dispatches / creates the primitive for `problem` on `operands`.
   // Throws nkbench::Error with a one-line message on failure.
   virtual std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) = 0;

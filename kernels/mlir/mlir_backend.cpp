@@ -200,6 +200,12 @@ class MlirBackend final : public Backend {
     return std::nullopt;
   }
 
+  // The schedule chooseRoute picks and, where it left the tile route, why.
+  std::optional<std::string> plan(const Problem& problem) const override {
+    const RouteChoice route = mlir_backend::chooseRoute(config_.isa, problem, config_.mlir_schedule);
+    return route.reason.empty() ? route.schedule->name : route.schedule->name + "; " + route.reason;
+  }
+
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
     const RouteChoice route = mlir_backend::chooseRoute(config_.isa, problem, config_.mlir_schedule);
