@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <string>
 
 #include "harness/cli/commands.h"
 #include "harness/cli/isa_option.h"
@@ -22,6 +23,13 @@ struct ListArguments {
   std::string filter;
   std::optional<std::string> shard;
 };
+
+// "skip: why", or "run" followed by what would run where the backend says.
+std::string verdict(const Backend& backend, const Problem& problem) {
+  if (const auto reason = backend.unsupportedReason(problem)) return "skip: " + *reason;
+  const auto plan = backend.plan(problem);
+  return plan ? "run: " + *plan : "run";
+}
 
 int list(const ListArguments& args) {
   const std::optional<Shard> shard = parseShardOption(args.shard);
@@ -58,8 +66,7 @@ int list(const ListArguments& args) {
   for (const SuiteCase& c : shard ? casesOfShard(selected, *shard) : selected) {
     std::cout << fmt::format("  {:<28} {}\n", c.id, c.problem.describe());
     for (const auto& backend : backends) {
-      const auto reason = backend->unsupportedReason(c.problem);
-      std::cout << fmt::format("      {:<14} {}\n", backend->name(), reason ? "skip: " + *reason : "run");
+      std::cout << fmt::format("      {:<14} {}\n", backend->name(), verdict(*backend, c.problem));
     }
   }
   return kExitOk;

@@ -380,6 +380,24 @@ TEST(Cli, ListShowsHostBackendsAndWhatWouldRun) {
     EXPECT_NE(list.output.find(text), std::string::npos) << text << "\n" << list.output;
 }
 
+TEST(Cli, ListSaysWhichMlirRouteRunsUnderAnAmxCap) {
+  if (!nkbench::detectCpuFeatures().has(nkbench::Isa::AmxEmulated)) GTEST_SKIP() << "host lacks avx512-bf16";
+  const fs::path suite = tempPath("routes.yaml");
+  std::ofstream(suite) << "suite: routes\ncases:\n"
+                          "  - {id: off-grid, kind: brgemm, shape: [7, 33, 5], batch: 1, dtype: bf16}\n"
+                          "  - {id: on-grid, kind: brgemm, shape: [32, 32, 32], batch: 8, dtype: bf16}\n";
+  const Outcome list = nkbench("list --backends mlir --isa amx-emulated --suite " + suite.string());
+  ASSERT_EQ(list.exit_code, 0) << list.output;
+  const std::size_t on_grid = list.output.find("on-grid");
+  ASSERT_NE(on_grid, std::string::npos) << list.output;
+  const std::string off_grid_rows = list.output.substr(0, on_grid);
+  const std::string on_grid_rows = list.output.substr(on_grid);
+  EXPECT_NE(off_grid_rows.find("run: avx512bf16.bf16.8x32; vector route: the tiles would do 5% useful work, below 25%"),
+            std::string::npos)
+      << list.output;
+  EXPECT_NE(on_grid_rows.find("run: amx.bf16.32x32\n"), std::string::npos) << list.output;
+}
+
 TEST(Cli, EveryCommandHasHelp) {
   for (const char* command :
        {"--help", "run --help", "list --help", "peak --help", "compare --help", "merge --help", "show --help"}) {
