@@ -23,28 +23,32 @@ void batchedProduct(const float* a, const float* b, float* c, std::int64_t m, st
   }
 }
 
-const char* compiledIsa() {
-#if defined(EIGEN_VECTORIZE_AVX512)
-  return "avx512";
-#elif defined(EIGEN_VECTORIZE_AVX2) && defined(EIGEN_VECTORIZE_FMA)
-  return "avx2+fma";
-#elif defined(EIGEN_VECTORIZE_AVX2)
-  return "avx2";
-#elif defined(EIGEN_VECTORIZE_SSE2)
-  return "sse2";
-#else
-  return "scalar";
-#endif
-}
+namespace {
 
-const char* compiledLevel() {
+// What EIGEN_VECTORIZE_* say Eigen's kernels were compiled for: its name, and the
+// nkbench level that names it (empty below AVX2+FMA).
+struct CompiledVectorIsa {
+  const char* name;
+  const char* level;
+};
+
+constexpr CompiledVectorIsa kCompiled =
 #if defined(EIGEN_VECTORIZE_AVX512)
-  return "avx512";
+    {"avx512", "avx512"};
 #elif defined(EIGEN_VECTORIZE_AVX2) && defined(EIGEN_VECTORIZE_FMA)
-  return "avx2";
+    {"avx2+fma", "avx2"};
+#elif defined(EIGEN_VECTORIZE_AVX2)
+    {"avx2", ""};
+#elif defined(EIGEN_VECTORIZE_SSE2)
+    {"sse2", ""};
 #else
-  return "";
+    {"scalar", ""};
 #endif
-}
+
+}  // namespace
+
+const char* compiledIsa() { return kCompiled.name; }
+
+const char* compiledLevel() { return kCompiled.level; }
 
 }  // namespace nkbench::eigen
