@@ -30,19 +30,18 @@ int targetArchId(Isa cap) {
   return LIBXSMM_X86_AVX2;
 }
 
-// The nkbench level a libxsmm target's code needs; empty below AVX2 (a target
+// The nkbench level a libxsmm target's code needs; nullopt below AVX2 (a target
 // forced down with LIBXSMM_TARGET), which no nkbench level names.
-std::string levelOf(int arch_id) {
-  if (arch_id >= LIBXSMM_X86_AVX512_CPX) return std::string(toString(Isa::Avx512Bf16));
-  if (arch_id >= LIBXSMM_X86_AVX512_CORE) return std::string(toString(Isa::Avx512));
-  if (arch_id >= LIBXSMM_X86_AVX2) return std::string(toString(Isa::Avx2));
-  return "";
+std::optional<Isa> levelOf(int arch_id) {
+  if (arch_id >= LIBXSMM_X86_AVX512_CPX) return Isa::Avx512Bf16;
+  if (arch_id >= LIBXSMM_X86_AVX512_CORE) return Isa::Avx512;
+  if (arch_id >= LIBXSMM_X86_AVX2) return Isa::Avx2;
+  return std::nullopt;
 }
 
 // cpx adds bf16 instructions only: libxsmm's f32 code for it is AVX-512 code.
 std::string f32Level(const libxsmm::Target& target) {
-  const bool bf16_level = target.isa_used == toString(Isa::Avx512Bf16);
-  return bf16_level ? std::string(toString(Isa::Avx512)) : target.isa_used;
+  return libxsmm::isaUsed(target.level == Isa::Avx512Bf16 ? Isa::Avx512 : target.level);
 }
 
 // libxsmm's code registry does not key kernels by target, so the target is fixed

@@ -100,7 +100,7 @@ class Bf16BrgemmKernel final : public Kernel {
         batch_(static_cast<unsigned long long>(problem.batch)),
         kernel_(dispatchOrThrow<CElement>(withVnniK(problem), target.name)) {
     info_.implementation = fmt::format("libxsmm bf16 brgemm ({}){}", target.name, cSuffix<CElement>());
-    info_.isa_used = target.isa_used;
+    info_.isa_used = isaUsed(target.level);
     info_.packing = problem.k % kVnniPairBf16 == 0 ? "B -> VNNI [K/2][N][2]"
                                                    : "B -> VNNI [K/2][N][2], A -> even K";
   }
@@ -139,7 +139,7 @@ class Bf16GemmKernel final : public Kernel {
         block_kernel_(dispatchOrThrow<CElement>(blocked_.blockProblem(), target.name)) {
     const GemmBlocking& blocking = blocked_.blocking();
     info_.implementation = fmt::format("libxsmm bf16 brgemm ({}){} per C block", target.name, cSuffix<CElement>());
-    info_.isa_used = target.isa_used;
+    info_.isa_used = isaUsed(target.level);
     info_.packing = fmt::format("A,B,C -> {}x{}x{} blocks, B in VNNI pairs", blocking.bm,
                                 blocking.bn, blocking.bk);
   }

@@ -12,11 +12,15 @@
 namespace nkbench::libxsmm {
 
 // The code target libxsmm dispatches for in this process: its own name ("cpx") and
-// the nkbench level that names it ("avx512-bf16"), for KernelInfo.
+// the nkbench level that names it (Isa::Avx512Bf16), for KernelInfo; no level below
+// AVX2 (a target forced down with LIBXSMM_TARGET), which no nkbench level names.
 struct Target {
   std::string name;
-  std::string isa_used;
+  std::optional<Isa> level;
 };
+
+// `level` as KernelInfo::isa_used spells it: empty without one.
+inline std::string isaUsed(std::optional<Isa> level) { return level ? std::string(toString(*level)) : ""; }
 
 // nullopt when libxsmm, at the process's target, dispatches the bf16 kernel that
 // `problem` needs (gemm: its block kernel); otherwise why not. Shape checks that
