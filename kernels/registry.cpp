@@ -6,6 +6,7 @@
 
 #include "harness/core/error.h"
 #include "kernels/eigen/eigen_backend.h"
+#include "kernels/faulty/faulty_backend.h"
 #include "kernels/libxsmm/libxsmm_backend.h"
 #include "kernels/mlir/mlir_backend.h"
 #include "kernels/onednn/onednn_backend.h"
@@ -16,6 +17,7 @@ namespace {
 struct Factory {
   BackendEntry entry;
   std::function<std::unique_ptr<Backend>(const BackendConfig&)> create;
+  bool by_default = true;  // among the backends `all` runs
 };
 
 // Default report order: the compiler under test first, then its ablation, then the libraries.
@@ -29,6 +31,8 @@ const std::vector<Factory>& factories() {
       {{"onednn-packed", "oneDNN matmul primitive, blocked weights (reorder as packing)"},
        [](const BackendConfig& c) { return makeOnednnBackend(c, true); }},
       {{"eigen", "Eigen 3.4 GEMM (batch as a loop)"}, makeEigenBackend},
+      {{"faulty", "test only: goes wrong on purpose as NKBENCH_FAULTY says (not run by default)"},
+       makeFaultyBackend, false},
   };
   return all;
 }
@@ -43,7 +47,8 @@ std::vector<BackendEntry> knownBackends() {
 
 std::vector<std::string> defaultBackendNames() {
   std::vector<std::string> names;
-  for (const Factory& f : factories()) names.push_back(f.entry.name);
+  for (const Factory& f : factories())
+    if (f.by_default) names.push_back(f.entry.name);
   return names;
 }
 

@@ -2,11 +2,13 @@
 
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "harness/cli/commands.h"
 #include "harness/cli/isa_option.h"
 #include "harness/cli/shard_option.h"
 #include "harness/report/console_table.h"
+#include "harness/run/interrupt.h"
 #include "harness/run/runner.h"
 #include "kernels/mlir/schedule.h"
 #include "kernels/registry.h"
@@ -31,7 +33,15 @@ struct RunArguments {
   double noisy_iqr = 0.05;
   std::string cache = "hot";
   double cold_mib = 0.0;
+  bool isolate = true;
+  double case_timeout_s = 600.0;
 };
+
+std::size_t casesIn(const std::vector<ResultRow>& rows) {
+  std::set<std::string> ids;
+  for (const ResultRow& row : rows) ids.insert(row.case_id);
+  return ids.size();
+}
 
 // Which part of the suite a sharded run covered; nothing when not sharded.
 std::string shardLine(const RunOptions& options, const RunSummary& summary) {
@@ -66,6 +76,8 @@ int run(const RunArguments& args, const std::string& command_line) {
   if (!cache) throw Error("--cache '" + args.cache + "': expected hot or cold");
   options.cache = *cache;
   options.cold_rotation_bytes = static_cast<std::int64_t>(args.cold_mib * 1024 * 1024);
+  options.isolate = args.isolate;
+  options.case_timeout_s = args.case_timeout_s;
 
   const RunSummary summary = runSuite(suite, options);
   const RunMetadata& metadata = summary.metadata;
@@ -85,6 +97,11 @@ int run(const RunArguments& args, const std::string& command_line) {
   if (!args.csv_path.empty()) std::cout << "CSV:  " << args.csv_path << "\n";
   if (!args.json_path.empty()) std::cout << "JSON: " << args.json_path << "\n";
   if (!args.benchmark_json_path.empty()) std::cout << "Google Benchmark JSON: " << args.benchmark_json_path << "\n";
+  if (summary.interrupted) {
+    std::cout << fmt::format("interrupted: {} of {} cases ran\n", summary.rows.empty() ? 0 : casesIn(summary.rows),
+                             summary.cases);
+    return kExitInterrupted;
+  }
   return summary.failures ? kExitVerificationFailed : kExitOk;
 }
 
@@ -123,9 +140,17 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
   cmd->add_option("--cold-mib", args->cold_mib,
                   "Cold cache: MiB the operand copies span together (default: twice the last-level cache)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--isolate,!--no-isolate", args->isolate,
+                "Run each case in a child process, so that a kernel that crashes or hangs costs its own row "
+                "(default; --no-isolate runs in process, e.g. under a debugger or profiler)");
+  cmd->add_option("--case-timeout", args->case_timeout_s,
+                  "Seconds a case may take before its running kernel is stopped as hung (isolated runs; 0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--quiet", args->quiet, "No progress bar on stderr (it only shows on a terminal anyway)");
-  cmd->footer("Exit status: 0 when every row passed or was skipped, 1 when a row failed verification,\n"
-              "2 on bad input (suite, options).");
+  cmd->footer("Exit status: 0 when every row passed or was skipped, 1 when a row failed verification or\n"
+              "errored (a crash or a timeout included), 2 on bad input (suite, options), 130 when\n"
+              "interrupted (SIGINT or SIGTERM: the reports hold the cases that completed).");
   cmd->callback([args, &action, command_line] { action = [args, command_line] { return run(*args, command_line); }; });
 }
 

@@ -37,6 +37,10 @@ struct RunOptions {
   // last-level cache) are used in turn.
   CacheMode cache = CacheMode::Hot;
   std::int64_t cold_rotation_bytes = 0;
+  // Each case in a child process (isolated_case.h): a crashing or hanging kernel
+  // costs its own row. Off: in process, for a debugger or a profiler.
+  bool isolate = true;
+  double case_timeout_s = 600.0;  // per case, isolated only; 0: none
 };
 
 struct RunSummary {
@@ -44,6 +48,7 @@ struct RunSummary {
   std::vector<ResultRow> rows;
   std::size_t cases = 0;  // cases run: those of the shard when sharded
   int failures = 0;  // rows that failed verification, were mistrusted, or errored
+  bool interrupted = false;  // SIGINT or SIGTERM stopped the run after `rows`
 };
 
 // Cases whose id matches `filter` (std::regex search); throws nkbench::Error for a bad regex.

@@ -13,54 +13,21 @@
 #include <string>
 
 #include "harness/core/isa.h"
+#include "tests/cli/cli_test_support.h"
 
 namespace {
 
+using cli_test::kQuick;
+using cli_test::nkbench;
+using cli_test::nkbenchAs;
+using cli_test::Outcome;
+using cli_test::readLines;
+using cli_test::readReport;
+using cli_test::runCases;
+using cli_test::sourcePath;
+using cli_test::SuiteRun;
+using cli_test::tempPath;
 namespace fs = std::filesystem;
-
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-Outcome nkbench(const std::string& arguments, const std::string& environment = "") {
-  const std::string command =
-      (environment.empty() ? "" : "env " + environment + " ") + std::string(NKBENCH_BINARY) + " " + arguments + " 2>&1";
-  Outcome outcome;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return outcome;
-  std::array<char, 4096> buffer{};
-  while (fgets(buffer.data(), int(buffer.size()), pipe)) outcome.output += buffer.data();
-  const int status = pclose(pipe);
-  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return outcome;
-}
-
-// nkbench on this host masked to a smaller host class (NKBENCH_HOST_CLASS), so
-// that the paths of smaller hosts run on every host.
-Outcome nkbenchAs(const std::string& host_class, const std::string& arguments) {
-  return nkbench(arguments, "NKBENCH_HOST_CLASS=" + host_class);
-}
-
-std::string sourcePath(const std::string& relative) { return std::string(NKBENCH_SOURCE_DIR) + "/" + relative; }
-
-fs::path tempPath(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("nkbench-cli-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir / name;
-}
-
-std::vector<std::string> readLines(const fs::path& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-nlohmann::json readReport(const fs::path& json) {
-  std::ifstream in(json);
-  return nlohmann::json::parse(in);
-}
 
 // Every row passed verification and its kernel is the named kind of nanokernel.
 void expectPassedOnNanokernels(const nlohmann::json& report, std::size_t rows, const std::string& nanokernel) {
@@ -69,21 +36,6 @@ void expectPassedOnNanokernels(const nlohmann::json& report, std::size_t rows, c
     EXPECT_EQ(row.at("status"), "passed") << row.dump();
     EXPECT_EQ(row.at("nanokernel").get<std::string>().rfind(nanokernel, 0), 0u) << row.dump();
   }
-}
-
-constexpr const char* kQuick = "--reps 2 --min-time 0.01 --quiet";
-
-// A suite of `cases` (YAML list items) written as NAME.yaml and run quickly with
-// `options`, its JSON report written to `json` (NAME.json).
-struct SuiteRun {
-  Outcome outcome;
-  fs::path json;
-};
-SuiteRun runCases(const std::string& name, const std::string& cases, const std::string& options) {
-  const fs::path suite = tempPath(name + ".yaml");
-  std::ofstream(suite) << "suite: " << name << "\ncases:\n" << cases;
-  const fs::path json = tempPath(name + ".json");
-  return {nkbench("run --suite " + suite.string() + " " + options + " " + kQuick + " --json " + json.string()), json};
 }
 
 TEST(Cli, RunWritesVerifiedRowsAsCsvAndJson) {

@@ -246,6 +246,7 @@ TEST(TileCalls, TheRunnerLoadsOncePerRunOfCallsAndReleasesAfterEach) {
   options.mlir_schedule = "amx.bf16.32x32";
   options.timing = {.repetitions = 3, .min_time_s = 0.001, .warmup_s = 0.001};
   options.progress = false;
+  options.isolate = false;  // the tiles counted are this process's
   const std::int64_t before = mlir_backend::tileConfigLoads(TileMachine::Emulated);
   const RunSummary summary = runSuite(suite, options);
   ASSERT_EQ(summary.rows.size(), 1u);

@@ -71,6 +71,10 @@ TEST(ConsoleTable, RowCountsTellPassedFailedAndSkipped) {
   EXPECT_EQ(formatRowCounts({test::passedRow(), test::skippedRow(), test::failedRow(), mistrusted}),
             "4 rows: 1 passed, 2 failed, 1 skipped");
   EXPECT_EQ(formatRowCounts({}), "0 rows: 0 passed, 0 failed, 0 skipped");
+  ResultRow crashed = test::failedRow();
+  crashed.status = VerifyStatus::Error;
+  EXPECT_EQ(formatRowCounts({test::passedRow(), crashed, test::failedRow()}),
+            "3 rows: 1 passed, 1 failed, 0 skipped, 1 error");
 }
 
 }  // namespace

@@ -1,0 +1,158 @@
+// A kernel that crashes, hangs or faults costs its own row and nothing else:
+// each case runs in a child process (run --isolate, the default). The faulty
+// test backend goes wrong on purpose (kernels/faulty/faulty_backend.h).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <fcntl.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/cli/cli_test_support.h"
+
+extern char** environ;
+
+namespace {
+
+using cli_test::kQuick;
+using cli_test::nkbench;
+using cli_test::nkbenchAs;
+using cli_test::Outcome;
+using cli_test::readLines;
+using cli_test::readReport;
+using cli_test::runCases;
+using cli_test::sourcePath;
+using cli_test::SuiteRun;
+using cli_test::tempPath;
+namespace fs = std::filesystem;
+
+// Three quick cases; the faulty backend goes wrong on the first only (8x32x32).
+constexpr const char* kCases =
+    "  - {id: first, kind: brgemm, shape: [8, 32, 32], batch: 4}\n"
+    "  - {id: second, kind: brgemm, shape: [16, 16, 16], batch: 2, dtype: bf16}\n"
+    "  - {id: third, kind: gemm, shape: [64, 48, 32]}\n";
+
+SuiteRun runFaulty(const std::string& name, const std::string& fault, const std::string& options = "") {
+  const fs::path suite = tempPath(name + ".yaml");
+  std::ofstream(suite) << "suite: " << name << "\ncases:\n" << kCases;
+  const fs::path json = tempPath(name + ".json");
+  return {nkbench("run --suite " + suite.string() + " --backends eigen,faulty " + options + " " + kQuick +
+                      " --json " + json.string(),
+                  "NKBENCH_FAULTY=" + fault + ":8x32x32"),
+          json};
+}
+
+// The faulty row of the first case errored with `note`; the five others passed.
+void expectOnlyItsOwnRow(const SuiteRun& run, const std::string& note) {
+  EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.output;
+  const nlohmann::json report = readReport(run.json);
+  ASSERT_EQ(report.at("rows").size(), 6u) << run.outcome.output;
+  for (const nlohmann::json& row : report.at("rows")) {
+    const bool culprit = row.at("case") == "first" && row.at("backend") == "faulty";
+    EXPECT_EQ(row.at("status"), culprit ? "error" : "passed") << row.dump();
+    if (culprit) {
+      EXPECT_EQ(row.at("note").get<std::string>().find(note), 0u) << row.dump();
+      EXPECT_TRUE(row.at("median_gflops").is_null());  // an error never reports a speed
+    } else {
+      EXPECT_GT(row.at("median_gflops").get<double>(), 0.0) << row.dump();
+    }
+  }
+  EXPECT_NE(run.outcome.output.find("6 rows: 5 passed, 0 failed, 0 skipped, 1 error"), std::string::npos)
+      << run.outcome.output;
+}
+
+TEST(Isolation, ACrashWhileVerifyingCostsItsOwnRow) {
+  expectOnlyItsOwnRow(runFaulty("segv", "segv@verify"), "killed by SIGSEGV (Segmentation fault) while verifying; a write to 0x10");
+}
+
+TEST(Isolation, AnIllegalInstructionWhileCompilingCostsItsOwnRow) {
+  expectOnlyItsOwnRow(runFaulty("ill", "ill@compile"), "killed by SIGILL (Illegal instruction) while compiling");
+}
+
+// The verification passed; the crash comes among the timed calls, and the case's
+// other backends are timed again without it.
+TEST(Isolation, ACrashWhileTimingCostsItsOwnRow) {
+  expectOnlyItsOwnRow(runFaulty("fpe", "fpe@time"), "killed by SIGFPE (Floating point exception) while timing");
+  expectOnlyItsOwnRow(runFaulty("abort", "abort@time"), "killed by SIGABRT (Aborted) while timing");
+  expectOnlyItsOwnRow(runFaulty("bus", "bus@verify"), "killed by SIGBUS (Bus error) while verifying");
+}
+
+TEST(Isolation, AHangIsStoppedAtTheCaseTimeout) {
+  const auto start = std::chrono::steady_clock::now();
+  expectOnlyItsOwnRow(runFaulty("hang", "hang@time", "--case-timeout 2"),
+                      "timed out after 2 s (--case-timeout) while timing");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+}
+
+TEST(Isolation, WithoutAFaultEveryRowPassesInProcessToo) {
+  for (const char* mode : {"--isolate", "--no-isolate"}) {
+    const SuiteRun run = runCases(std::string("clean") + (mode[2] == 'n' ? "-in-process" : ""), kCases,
+                                  std::string("--backends eigen,faulty ") + mode);
+    ASSERT_EQ(run.outcome.exit_code, 0) << run.outcome.output;
+    const nlohmann::json report = readReport(run.json);
+    ASSERT_EQ(report.at("rows").size(), 6u);
+    for (const nlohmann::json& row : report.at("rows")) EXPECT_EQ(row.at("status"), "passed") << row.dump();
+  }
+}
+
+TEST(Isolation, ABadFaultPlanIsOneLine) {
+  const Outcome run = nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --backends faulty " + kQuick,
+                              "NKBENCH_FAULTY=melt@verify");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("NKBENCH_FAULTY 'melt@verify': unknown kind melt"), std::string::npos) << run.output;
+}
+
+// SIGINT after the first case: the run stops after the case in progress, the
+// JSON report is valid and holds the cases that completed, and the exit status
+// says interrupted.
+TEST(Isolation, AnInterruptStopsAfterTheCurrentCaseWithValidReports) {
+  const fs::path suite = tempPath("interrupt.yaml");
+  std::ofstream(suite) << "suite: interrupt\ncases:\n"
+                       << "  - {id: one, kind: gemm, shape: [256, 256, 256]}\n"
+                       << "  - {id: two, kind: gemm, shape: [256, 256, 256]}\n"
+                       << "  - {id: three, kind: gemm, shape: [256, 256, 256]}\n"
+                       << "  - {id: four, kind: gemm, shape: [256, 256, 256]}\n";
+  const fs::path json = tempPath("interrupt.json");
+  fs::remove(json);
+  std::vector<std::string> words = {NKBENCH_BINARY, "run",   "--suite", suite.string(), "--backends", "eigen",
+                                    "--reps",       "5",     "--min-time", "0.3",     "--quiet",    "--json",
+                                    json.string()};
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, NKBENCH_BINARY, &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  // The report is rewritten whole after each case: wait for the first row.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  std::size_t rows_before = 0;
+  while (std::chrono::steady_clock::now() < give_up) {
+    try {
+      rows_before = readReport(json).at("rows").size();
+    } catch (const std::exception&) {
+      rows_before = 0;
+    }
+    if (rows_before > 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GT(rows_before, 0u) << "no case completed";
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const nlohmann::json report = readReport(json);
+  EXPECT_GE(report.at("rows").size(), rows_before);
+  EXPECT_LT(report.at("rows").size(), 4u);
+  for (const nlohmann::json& row : report.at("rows")) EXPECT_EQ(row.at("status"), "passed") << row.dump();
+}
+
+}  // namespace
