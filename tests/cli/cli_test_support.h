@@ -21,7 +21,7 @@ struct Outcome {
   std::string output;  // stdout and stderr together
 };
 
-inline Outcome nkbench(const std::string& arguments, const std::string& environment = "") {
+inline Outcome runNkbench(const std::string& arguments, const std::string& environment = "") {
   const std::string command =
       (environment.empty() ? "" : "env " + environment + " ") + std::string(NKBENCH_BINARY) + " " + arguments + " 2>&1";
   Outcome outcome;
@@ -37,7 +37,7 @@ inline Outcome nkbench(const std::string& arguments, const std::string& environm
 // nkbench on this host masked to a smaller host class (NKBENCH_HOST_CLASS), so
 // that the paths of smaller hosts run on every host.
 inline Outcome nkbenchAs(const std::string& host_class, const std::string& arguments) {
-  return nkbench(arguments, "NKBENCH_HOST_CLASS=" + host_class);
+  return runNkbench(arguments, "NKBENCH_HOST_CLASS=" + host_class);
 }
 
 inline std::string sourcePath(const std::string& relative) { return std::string(NKBENCH_SOURCE_DIR) + "/" + relative; }
@@ -72,7 +72,7 @@ inline SuiteRun runCases(const std::string& name, const std::string& cases, cons
   const fs::path suite = tempPath(name + ".yaml");
   std::ofstream(suite) << "suite: " << name << "\ncases:\n" << cases;
   const fs::path json = tempPath(name + ".json");
-  return {nkbench("run --suite " + suite.string() + " " + options + " " + kQuick + " --json " + json.string()), json};
+  return {runNkbench("run --suite " + suite.string() + " " + options + " " + kQuick + " --json " + json.string()), json};
 }
 
 }  // namespace cli_test

@@ -17,17 +17,7 @@
 
 namespace {
 
-using cli_test::kQuick;
-using cli_test::nkbench;
-using cli_test::nkbenchAs;
-using cli_test::Outcome;
-using cli_test::readLines;
-using cli_test::readReport;
-using cli_test::runCases;
-using cli_test::sourcePath;
-using cli_test::SuiteRun;
-using cli_test::tempPath;
-namespace fs = std::filesystem;
+using namespace cli_test;
 
 // Every row passed verification and its kernel is the named kind of nanokernel.
 void expectPassedOnNanokernels(const nlohmann::json& report, std::size_t rows, const std::string& nanokernel) {
@@ -41,7 +31,7 @@ void expectPassedOnNanokernels(const nlohmann::json& report, std::size_t rows, c
 TEST(Cli, RunWritesVerifiedRowsAsCsvAndJson) {
   const fs::path csv = tempPath("smoke.csv");
   const fs::path json = tempPath("smoke.json");
-  const Outcome run = nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --backends mlir,eigen " + kQuick +
+  const Outcome run = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --backends mlir,eigen " + kQuick +
                               " --out " + csv.string() + " --json " + json.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("6 rows: 6 passed, 0 failed, 0 skipped"), std::string::npos) << run.output;
@@ -69,7 +59,7 @@ TEST(Cli, RunWritesVerifiedRowsAsCsvAndJson) {
 
 TEST(Cli, IsaCapChangesTheMlirRegisterBlock) {
   const fs::path json = tempPath("avx2.json");
-  const Outcome run = nkbench("run --suite " + sourcePath("suites/smoke.yaml") +
+  const Outcome run = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") +
                               " --backends mlir --isa avx2 --filter brgemm-8x32 " + kQuick + " --json " + json.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const nlohmann::json report = readReport(json);
@@ -80,12 +70,12 @@ TEST(Cli, IsaCapChangesTheMlirRegisterBlock) {
 
 TEST(Cli, ScheduleOptionSelectsAnotherRegisterBlock) {
   const fs::path json = tempPath("schedule.json");
-  const Outcome run = nkbench("run --suite " + sourcePath("suites/smoke.yaml") +
+  const Outcome run = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") +
                               " --backends mlir --isa avx2 --schedule avx2.f32.4x16 --filter brgemm-8x32 " + kQuick +
                               " --json " + json.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_EQ(readReport(json).at("rows")[0].at("register_block"), "4x16");
-  const Outcome unknown = nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --schedule avx2.f32.5x5 " + kQuick);
+  const Outcome unknown = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --schedule avx2.f32.5x5 " + kQuick);
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.output.find("avx2.f32.6x16"), std::string::npos) << unknown.output;
 }
@@ -97,7 +87,7 @@ TEST(Cli, TinyAndOddShapesVerifyOnEveryBackend) {
                           "  - {id: one-beta1, kind: brgemm, shape: [1, 1, 1], beta: 1}\n"
                           "  - {id: gemm-one, kind: gemm, shape: [1, 1, 1]}\n"
                           "  - {id: gemm-3x70x1, kind: gemm, shape: [3, 70, 1]}\n";
-  const Outcome run = nkbench("run --suite " + suite.string() + " " + kQuick);
+  const Outcome run = runNkbench("run --suite " + suite.string() + " " + kQuick);
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("18 rows: 18 passed, 0 failed, 0 skipped"), std::string::npos) << run.output;
 }
@@ -166,20 +156,20 @@ TEST(Cli, Bf16RunsUnderAnAvx2CapThroughTheWideningRoute) {
 TEST(Cli, MalformedSuiteNamesFileAndLine) {
   const fs::path suite = tempPath("bad.yaml");
   std::ofstream(suite) << "suite: bad\ncases:\n  - id: x\n    kind: brgemm\n    m: 8\n    n: 8\n    k: 8\n    colour: red\n";
-  const Outcome run = nkbench("run --suite " + suite.string() + " " + kQuick);
+  const Outcome run = runNkbench("run --suite " + suite.string() + " " + kQuick);
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.output.find(suite.string() + ":8"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("colour"), std::string::npos) << run.output;
 }
 
 TEST(Cli, MissingSuiteFileIsAnErrorNotACrash) {
-  const Outcome run = nkbench("run --suite /nonexistent/suite.yaml");
+  const Outcome run = runNkbench("run --suite /nonexistent/suite.yaml");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.output.find("/nonexistent/suite.yaml"), std::string::npos) << run.output;
 }
 
 TEST(Cli, UnknownBackendListsTheKnownOnes) {
-  const Outcome run = nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --backends mlir,cublas " + kQuick);
+  const Outcome run = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --backends mlir,cublas " + kQuick);
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.output.find("cublas"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("libxsmm"), std::string::npos) << run.output;
@@ -196,7 +186,7 @@ TEST(Cli, IsaTheHostLacksIsRefusedBeforeAnythingRuns) {
   // This host as the tests see it, where it lacks AMX: the first missing piece is named.
   std::string expected;
   if (!nkbench::resolveIsa(nkbench::Isa::Amx, nkbench::detectCpuFeatures(), &expected)) {
-    const Outcome host = nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --isa amx " + kQuick);
+    const Outcome host = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --isa amx " + kQuick);
     EXPECT_EQ(host.exit_code, 2);
     EXPECT_EQ(host.output, "nkbench: error: " + expected + "\n");
   }
@@ -247,7 +237,7 @@ std::string showCase(const std::string& arguments) {
 
 TEST(Cli, ShowPrintsEveryStageForF32AndBf16Cases) {
   for (const char* id : {"brgemm-32x32x32-b32", "bf16-brgemm-32x32x32-b32"}) {
-    const Outcome show = nkbench(showCase(id) + " --isa avx512 --target-cpu znver4");
+    const Outcome show = runNkbench(showCase(id) + " --isa avx512 --target-cpu znver4");
     ASSERT_EQ(show.exit_code, 0) << show.output;
     for (const char* stage : {"----- payload", "----- transform", "----- scheduled", "----- llvm", "----- asm"})
       EXPECT_NE(show.output.find(stage), std::string::npos) << id << ": " << stage;
@@ -259,24 +249,24 @@ TEST(Cli, ShowPrintsEveryStageForF32AndBf16Cases) {
 
 TEST(Cli, ShowCompilesForANamedCpuWithoutRunning) {
   const Outcome show =
-      nkbench(showCase("bf16-brgemm-32x32x32-b32") + " --isa avx512-bf16 --target-cpu sapphirerapids --stage asm");
+      runNkbench(showCase("bf16-brgemm-32x32x32-b32") + " --isa avx512-bf16 --target-cpu sapphirerapids --stage asm");
   ASSERT_EQ(show.exit_code, 0) << show.output;
   EXPECT_NE(show.output.find("vdpbf16ps"), std::string::npos) << show.output;
   EXPECT_EQ(show.output.find("----- payload"), std::string::npos);
   // AMX code is generated whether or not this host could run it.
-  const Outcome amx = nkbench(showCase("bf16-brgemm-32x32x32-b32") + " --isa amx --target-cpu sapphirerapids --stage asm");
+  const Outcome amx = runNkbench(showCase("bf16-brgemm-32x32x32-b32") + " --isa amx --target-cpu sapphirerapids --stage asm");
   ASSERT_EQ(amx.exit_code, 0) << amx.output;
   EXPECT_NE(amx.output.find("tdpbf16ps"), std::string::npos) << amx.output;
   EXPECT_EQ(amx.output.find("ldtilecfg"), std::string::npos) << "the caller configures the tiles\n" << amx.output;
   // Off the tile grid: narrower tiles, the kernel switching configurations between tile shapes.
   const Outcome edges =
-      nkbench(showCase("bf16-brgemm-7x36x5-b2-beta1") +
+      runNkbench(showCase("bf16-brgemm-7x36x5-b2-beta1") +
               " --isa amx --schedule amx.bf16.32x32 --target-cpu sapphirerapids --stage llvm");
   ASSERT_EQ(edges.exit_code, 0) << edges.output;
   EXPECT_NE(edges.output.find("llvm.call @nkbench_amx_use_tile_config"), std::string::npos) << edges.output;
   // Without a named schedule the route rule gives this mostly padded shape the vector kernels.
   const Outcome route =
-      nkbench(showCase("bf16-brgemm-7x36x5-b2-beta1") + " --isa amx --target-cpu sapphirerapids --stage asm");
+      runNkbench(showCase("bf16-brgemm-7x36x5-b2-beta1") + " --isa amx --target-cpu sapphirerapids --stage asm");
   ASSERT_EQ(route.exit_code, 0) << route.output;
   EXPECT_NE(route.output.find("schedule avx512bf16.bf16.8x32 (vector route: the tiles would do "), std::string::npos)
       << route.output;
@@ -287,12 +277,12 @@ TEST(Cli, ShowCompilesForANamedCpuWithoutRunning) {
 // Without --target-cpu, show compiles for the host by its feature bits, as run does
 // (a VM may report a CPU name that lacks features its CPUID has).
 TEST(Cli, ShowWithoutATargetCpuCompilesForTheHostFeatures) {
-  const Outcome host = nkbench(showCase("brgemm-32x32x32-b32") + " --isa avx2 --stage asm");
+  const Outcome host = runNkbench(showCase("brgemm-32x32x32-b32") + " --isa avx2 --stage asm");
   ASSERT_EQ(host.exit_code, 0) << host.output;
   EXPECT_NE(host.output.find("vfmadd"), std::string::npos) << host.output;
   EXPECT_EQ(host.output.find("zmm"), std::string::npos) << "the avx2 cap holds";
   if (nkbench::detectCpuFeatures().has(nkbench::Isa::Avx512Bf16)) {
-    const Outcome bf16 = nkbench(showCase("bf16-brgemm-32x32x32-b32") + " --isa avx512-bf16 --stage asm");
+    const Outcome bf16 = runNkbench(showCase("bf16-brgemm-32x32x32-b32") + " --isa avx512-bf16 --stage asm");
     ASSERT_EQ(bf16.exit_code, 0) << bf16.output;
     EXPECT_NE(bf16.output.find("vdpbf16ps"), std::string::npos) << bf16.output;
   }
@@ -311,7 +301,7 @@ TEST(Cli, ShowRejectsBadInputInOneLine) {
       {showCase("bf16-brgemm-32x32x32-b32 --isa amx --target-cpu haswell"), "haswell lacks"},
   };
   for (const auto& [arguments, message] : cases) {
-    const Outcome show = nkbench(arguments);
+    const Outcome show = runNkbench(arguments);
     EXPECT_EQ(show.exit_code, 2) << arguments << "\n" << show.output;
     EXPECT_NE(show.output.find(message), std::string::npos) << show.output;
     EXPECT_EQ(std::count(show.output.begin(), show.output.end(), '\n'), 1) << show.output;
@@ -319,14 +309,14 @@ TEST(Cli, ShowRejectsBadInputInOneLine) {
 }
 
 TEST(Cli, BadFilterAndEmptySelectionAreErrors) {
-  EXPECT_EQ(nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --filter '(' " + kQuick).exit_code, 2);
-  const Outcome none = nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --filter zzz " + kQuick);
+  EXPECT_EQ(runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --filter '(' " + kQuick).exit_code, 2);
+  const Outcome none = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --filter zzz " + kQuick);
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.output.find("matches no case"), std::string::npos) << none.output;
 }
 
 TEST(Cli, ListShowsHostBackendsAndWhatWouldRun) {
-  const Outcome list = nkbench("list --suite " + sourcePath("suites/smoke.yaml"));
+  const Outcome list = runNkbench("list --suite " + sourcePath("suites/smoke.yaml"));
   ASSERT_EQ(list.exit_code, 0) << list.output;
   for (const char* text : {"features:", "mlir-default", "libxsmm", "onednn", "eigen", "brgemm-7x33x5-b1-beta1", "run"})
     EXPECT_NE(list.output.find(text), std::string::npos) << text << "\n" << list.output;
@@ -338,7 +328,7 @@ TEST(Cli, ListSaysWhichMlirRouteRunsUnderAnAmxCap) {
   std::ofstream(suite) << "suite: routes\ncases:\n"
                           "  - {id: off-grid, kind: brgemm, shape: [7, 33, 5], batch: 1, dtype: bf16}\n"
                           "  - {id: on-grid, kind: brgemm, shape: [32, 32, 32], batch: 8, dtype: bf16}\n";
-  const Outcome list = nkbench("list --backends mlir --isa amx-emulated --suite " + suite.string());
+  const Outcome list = runNkbench("list --backends mlir --isa amx-emulated --suite " + suite.string());
   ASSERT_EQ(list.exit_code, 0) << list.output;
   const std::size_t on_grid = list.output.find("on-grid");
   ASSERT_NE(on_grid, std::string::npos) << list.output;
@@ -353,14 +343,14 @@ TEST(Cli, ListSaysWhichMlirRouteRunsUnderAnAmxCap) {
 TEST(Cli, EveryCommandHasHelp) {
   for (const char* command :
        {"--help", "run --help", "list --help", "peak --help", "compare --help", "merge --help", "show --help"}) {
-    const Outcome help = nkbench(command);
+    const Outcome help = runNkbench(command);
     EXPECT_EQ(help.exit_code, 0) << command;
     EXPECT_NE(help.output.find("Usage"), std::string::npos) << command;
   }
 }
 
 TEST(Cli, PeakReportsEachHostIsa) {
-  const Outcome peak = nkbench("peak");
+  const Outcome peak = runNkbench("peak");
   ASSERT_EQ(peak.exit_code, 0) << peak.output;
   EXPECT_NE(peak.output.find("avx2"), std::string::npos);
   EXPECT_NE(peak.output.find("GHz"), std::string::npos);
@@ -368,7 +358,7 @@ TEST(Cli, PeakReportsEachHostIsa) {
 
 TEST(Cli, ColdCacheCyclesThroughVerifiedOperandSets) {
   const fs::path json = tempPath("cold.json");
-  const Outcome run = nkbench("run --suite " + sourcePath("suites/smoke.yaml") +
+  const Outcome run = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") +
                               " --backends mlir,libxsmm,eigen --cache cold --cold-mib 4 " + kQuick + " --json " +
                               json.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
@@ -379,7 +369,7 @@ TEST(Cli, ColdCacheCyclesThroughVerifiedOperandSets) {
     EXPECT_EQ(row.at("status"), "passed") << row.dump();
     EXPECT_NE(row.at("note").get<std::string>().find("operand sets"), std::string::npos) << row.dump();
   }
-  EXPECT_EQ(nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --cache warm " + kQuick).exit_code, 2);
+  EXPECT_EQ(runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --cache warm " + kQuick).exit_code, 2);
 }
 
 // A report with one case run by mlir and libxsmm; mlir's calls take `mlir_ms`.
@@ -399,7 +389,7 @@ fs::path compareReport(const std::string& name, double mlir_ms) {
 
 TEST(Cli, CompareExitsZeroWithoutRegression) {
   const fs::path base = compareReport("base.json", 0.01);
-  const Outcome same = nkbench("compare " + base.string() + " " + base.string());
+  const Outcome same = runNkbench("compare " + base.string() + " " + base.string());
   EXPECT_EQ(same.exit_code, 0) << same.output;
   EXPECT_NE(same.output.find("0 regressed"), std::string::npos) << same.output;
 }
@@ -408,22 +398,22 @@ TEST(Cli, CompareExitsOneOnARegressionAndWritesJson) {
   const fs::path base = compareReport("base.json", 0.01);
   const fs::path slower = compareReport("slower.json", 0.0125);
   const fs::path json = tempPath("comparison.json");
-  const Outcome outcome = nkbench("compare " + base.string() + " " + slower.string() + " --json " + json.string());
+  const Outcome outcome = runNkbench("compare " + base.string() + " " + slower.string() + " --json " + json.string());
   EXPECT_EQ(outcome.exit_code, 1) << outcome.output;
   EXPECT_NE(outcome.output.find("REGRESSED"), std::string::npos) << outcome.output;
   const nlohmann::json comparison = readReport(json);
   EXPECT_EQ(comparison.at("failed"), true);
   EXPECT_EQ(comparison.at("summary").at("REGRESSED"), 1);
   // A lenient threshold lets the same 20% slowdown through.
-  EXPECT_EQ(nkbench("compare " + base.string() + " " + slower.string() + " --threshold 0.3").exit_code, 0);
+  EXPECT_EQ(runNkbench("compare " + base.string() + " " + slower.string() + " --threshold 0.3").exit_code, 0);
 }
 
 TEST(Cli, CompareBadInputExitsTwoNamingTheCulprit) {
   const fs::path base = compareReport("base.json", 0.01);
-  const Outcome missing = nkbench("compare " + base.string() + " /nonexistent/new.json");
+  const Outcome missing = runNkbench("compare " + base.string() + " /nonexistent/new.json");
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.output.find("/nonexistent/new.json"), std::string::npos) << missing.output;
-  const Outcome gate = nkbench("compare " + base.string() + " " + base.string() + " --gate median");
+  const Outcome gate = runNkbench("compare " + base.string() + " " + base.string() + " --gate median");
   EXPECT_EQ(gate.exit_code, 2);
   EXPECT_NE(gate.output.find("--gate 'median'"), std::string::npos) << gate.output;
 }
@@ -444,7 +434,7 @@ TEST(Cli, ShardsOfARunMergeIntoTheWholeRun) {
   std::size_t rows = 0;
   for (const char* shard : {"1/2", "2/2"}) {
     const fs::path json = tempPath(std::string("shard-") + shard[0] + ".json");
-    const Outcome run = nkbench(kQuickSmoke + " --shard " + shard + " --json " + json.string());
+    const Outcome run = runNkbench(kQuickSmoke + " --shard " + shard + " --json " + json.string());
     ASSERT_EQ(run.exit_code, 0) << run.output;
     EXPECT_NE(run.output.find(std::string("shard ") + shard + ": "), std::string::npos) << run.output;
     const nlohmann::json report = readReport(json);
@@ -458,7 +448,7 @@ TEST(Cli, ShardsOfARunMergeIntoTheWholeRun) {
   const fs::path csv = tempPath("merged.csv");
   const fs::path json = tempPath("merged.json");
   // Given in reverse: the merge orders by shard and case, not by argument.
-  const Outcome merge = nkbench("merge --out " + csv.string() + " --json " + json.string() + " " + shard_paths[1] +
+  const Outcome merge = runNkbench("merge --out " + csv.string() + " --json " + json.string() + " " + shard_paths[1] +
                                 " " + shard_paths[0]);
   ASSERT_EQ(merge.exit_code, 0) << merge.output;
   EXPECT_NE(merge.output.find("merged 2 of 2 shards of suite smoke"), std::string::npos) << merge.output;
@@ -471,16 +461,16 @@ TEST(Cli, ShardsOfARunMergeIntoTheWholeRun) {
   EXPECT_EQ(merged.at("shards")[0].at("shard"), "1/2");
   EXPECT_TRUE(merged.at("missing_shards").empty());
   EXPECT_EQ(readLines(csv).size(), 7u);  // header + 6 rows
-  const Outcome compare = nkbench("compare " + json.string() + " " + json.string());
+  const Outcome compare = runNkbench("compare " + json.string() + " " + json.string());
   EXPECT_EQ(compare.exit_code, 0) << compare.output;
 
-  const Outcome twice = nkbench("merge " + shard_paths[0] + " " + shard_paths[0]);
+  const Outcome twice = runNkbench("merge " + shard_paths[0] + " " + shard_paths[0]);
   EXPECT_EQ(twice.exit_code, 2);
   EXPECT_NE(twice.output.find("both shard 1/2"), std::string::npos) << twice.output;
-  const Outcome incomplete = nkbench("merge --json " + json.string() + " " + shard_paths[1]);
+  const Outcome incomplete = runNkbench("merge --json " + json.string() + " " + shard_paths[1]);
   EXPECT_EQ(incomplete.exit_code, 2);
   EXPECT_NE(incomplete.output.find("missing shards: 1/2"), std::string::npos) << incomplete.output;
-  const Outcome allowed = nkbench("merge --allow-incomplete --json " + json.string() + " " + shard_paths[1]);
+  const Outcome allowed = runNkbench("merge --allow-incomplete --json " + json.string() + " " + shard_paths[1]);
   EXPECT_EQ(allowed.exit_code, 0) << allowed.output;
   EXPECT_NE(allowed.output.find("warning: incomplete merge"), std::string::npos) << allowed.output;
   EXPECT_EQ(readReport(json).at("missing_shards"), nlohmann::json({"1/2"}));
@@ -490,7 +480,7 @@ TEST(Cli, AShardWithoutCasesWritesEmptyReports) {
   const fs::path csv = tempPath("empty.csv");
   const fs::path json = tempPath("empty.json");
   const fs::path gbench = tempPath("empty-gbench.json");
-  const Outcome run = nkbench(kQuickSmoke + " --shard 4/4 --out " + csv.string() + " --json " + json.string() +
+  const Outcome run = runNkbench(kQuickSmoke + " --shard 4/4 --out " + csv.string() + " --json " + json.string() +
                               " --benchmark-json " + gbench.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("shard 4/4 has no case"), std::string::npos) << run.output;
@@ -502,7 +492,7 @@ TEST(Cli, AShardWithoutCasesWritesEmptyReports) {
 
 TEST(Cli, BadShardIsOneLineNamingTheOption) {
   for (const char* shard : {"3/2", "0/4", "a/b", "2"}) {
-    const Outcome run = nkbench(kQuickSmoke + " --shard " + shard);
+    const Outcome run = runNkbench(kQuickSmoke + " --shard " + shard);
     EXPECT_EQ(run.exit_code, 2) << shard;
     EXPECT_EQ(run.output.rfind(std::string("nkbench: error: --shard '") + shard + "'", 0), 0u) << run.output;
     EXPECT_EQ(std::count(run.output.begin(), run.output.end(), '\n'), 1) << run.output;
@@ -510,7 +500,7 @@ TEST(Cli, BadShardIsOneLineNamingTheOption) {
 }
 
 TEST(Cli, ListShowsTheCasesOfAShard) {
-  const Outcome list = nkbench("list --backends eigen --suite " + sourcePath("suites/smoke.yaml") + " --shard 1/3");
+  const Outcome list = runNkbench("list --backends eigen --suite " + sourcePath("suites/smoke.yaml") + " --shard 1/3");
   ASSERT_EQ(list.exit_code, 0) << list.output;
   EXPECT_NE(list.output.find("shard 1/3"), std::string::npos) << list.output;
   const int cases = int(list.output.find("brgemm-8x32x16-b2") != std::string::npos) +
@@ -521,7 +511,7 @@ TEST(Cli, ListShowsTheCasesOfAShard) {
 
 TEST(Cli, BenchmarkJsonHasAnEntryPerRepetitionAndAggregates) {
   const fs::path gbench = tempPath("gbench.json");
-  const Outcome run = nkbench(kQuickSmoke + " --benchmark-json " + gbench.string());
+  const Outcome run = runNkbench(kQuickSmoke + " --benchmark-json " + gbench.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const nlohmann::json report = readReport(gbench);
   for (const char* key : {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu", "caches", "library_build_type"})

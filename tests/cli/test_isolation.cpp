@@ -19,17 +19,7 @@ extern char** environ;
 
 namespace {
 
-using cli_test::kQuick;
-using cli_test::nkbench;
-using cli_test::nkbenchAs;
-using cli_test::Outcome;
-using cli_test::readLines;
-using cli_test::readReport;
-using cli_test::runCases;
-using cli_test::sourcePath;
-using cli_test::SuiteRun;
-using cli_test::tempPath;
-namespace fs = std::filesystem;
+using namespace cli_test;
 
 // Three quick cases; the faulty backend goes wrong on the first only (8x32x32).
 constexpr const char* kCases =
@@ -41,7 +31,7 @@ SuiteRun runFaulty(const std::string& name, const std::string& fault, const std:
   const fs::path suite = tempPath(name + ".yaml");
   std::ofstream(suite) << "suite: " << name << "\ncases:\n" << kCases;
   const fs::path json = tempPath(name + ".json");
-  return {nkbench("run --suite " + suite.string() + " --backends eigen,faulty " + options + " " + kQuick +
+  return {runNkbench("run --suite " + suite.string() + " --backends eigen,faulty " + options + " " + kQuick +
                       " --json " + json.string(),
                   "NKBENCH_FAULTY=" + fault + ":8x32x32"),
           json};
@@ -101,7 +91,7 @@ TEST(Isolation, WithoutAFaultEveryRowPassesInProcessToo) {
 }
 
 TEST(Isolation, ABadFaultPlanIsOneLine) {
-  const Outcome run = nkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --backends faulty " + kQuick,
+  const Outcome run = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --backends faulty " + kQuick,
                               "NKBENCH_FAULTY=melt@verify");
   EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_NE(run.output.find("NKBENCH_FAULTY 'melt@verify': unknown kind melt"), std::string::npos) << run.output;
