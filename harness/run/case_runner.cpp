@@ -73,7 +73,7 @@ class RunOfCalls {
 
 BoundKernel prepareBound(Backend& backend, const Problem& problem, const ProblemData& data, const OperandSet& inputs) {
   BoundKernel bound;
-  bound.c = std::make_unique<COperand>(problem, data);
+  bound.c = std::make_unique<COperand>(problem, data, inputs.index);
   bound.kernel = backend.prepare(problem, {inputs.a(), inputs.b(), bound.c->data()});
   return bound;
 }
@@ -238,9 +238,8 @@ std::vector<ResultRow> runCase(const SuiteCase& c, const std::vector<Backend*>& 
   for (const Backend* backend : backends) rows.push_back(blankRow(settings, c, backend->name()));
   observe(kNoBackend, CaseStage::PreparingData, ResultRow{});
   const auto [data, reference] = makeCheckableData(c.problem, options.fill);
-  std::vector<OperandSet> inputs;
-  const std::int64_t sets = operandSetCount(c.problem, options.cache, settings.cold_rotation_bytes);
-  for (std::int64_t set = 0; set < sets; ++set) inputs.push_back(makeOperandSet(c.problem, data));
+  const std::vector<OperandSet> inputs =
+      makeOperandSets(c.problem, data, operandSetCount(c.problem, options.cache, settings.cold_rotation_bytes));
   std::vector<VerifiedKernel> verified;
   for (std::size_t b = 0; b < backends.size(); ++b) {
     ResultRow& row = rows[b];

@@ -15,18 +15,35 @@ std::optional<CacheMode> parseCacheMode(std::string_view text) {
 const void* OperandSet::a() const { return a_bf16.empty() ? static_cast<const void*>(a_f32.data()) : a_bf16.data(); }
 const void* OperandSet::b() const { return b_bf16.empty() ? static_cast<const void*>(b_f32.data()) : b_bf16.data(); }
 
-OperandSet makeOperandSet(const Problem& problem, const ProblemData& data) {
+std::optional<std::string> OperandSet::canaryDamage() const {
+  for (const auto* buffer : {&a_f32, &b_f32})
+    if (auto damage = buffer->canaryDamage()) return damage;
+  for (const auto* buffer : {&a_bf16, &b_bf16})
+    if (auto damage = buffer->canaryDamage()) return damage;
+  return std::nullopt;
+}
+
+OperandSet makeOperandSet(const Problem& problem, const ProblemData& data, int index) {
   OperandSet set;
+  set.index = index;
+  const BufferName a{"A", index}, b{"B", index};
   if (problem.dtype == DType::BF16) {
-    set.a_bf16.resize(data.a.size());
-    set.b_bf16.resize(data.b.size());
+    set.a_bf16 = GuardedBuffer<BFloat16>(data.a.size(), a);
+    set.b_bf16 = GuardedBuffer<BFloat16>(data.b.size(), b);
     toBFloat16(data.a.data(), data.a.size(), set.a_bf16.data());
     toBFloat16(data.b.data(), data.b.size(), set.b_bf16.data());
   } else {
-    set.a_f32 = data.a;
-    set.b_f32 = data.b;
+    set.a_f32 = GuardedBuffer<float>(std::span<const float>(data.a), a);
+    set.b_f32 = GuardedBuffer<float>(std::span<const float>(data.b), b);
   }
   return set;
+}
+
+std::vector<OperandSet> makeOperandSets(const Problem& problem, const ProblemData& data, std::int64_t count) {
+  std::vector<OperandSet> sets;
+  sets.reserve(std::size_t(count));
+  for (std::int64_t set = 0; set < count; ++set) sets.push_back(makeOperandSet(problem, data, count > 1 ? int(set) : -1));
+  return sets;
 }
 
 std::int64_t operandBytes(const Problem& problem) {

@@ -5,11 +5,12 @@
 #pragma once
 
 #include <cstdint>
-#include <string_view>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
-#include "harness/core/aligned_buffer.h"
+#include "harness/core/guarded_buffer.h"
 #include "harness/core/problem.h"
 #include "reference/bf16.h"
 #include "reference/fill.h"
@@ -20,15 +21,20 @@ enum class CacheMode { Hot, Cold };
 std::string_view toString(CacheMode mode);
 std::optional<CacheMode> parseCacheMode(std::string_view text);  // "hot" | "cold"
 
-// A and B in the problem's type, owned.
+// A and B in the problem's type, owned, in guarded memory (guarded_buffer.h).
 struct OperandSet {
-  FloatBuffer a_f32, b_f32;
-  BFloat16Buffer a_bf16, b_bf16;
+  int index = -1;  // among the case's sets; -1 where it has just one
+  GuardedBuffer<float> a_f32, b_f32;
+  GuardedBuffer<BFloat16> a_bf16, b_bf16;
   const void* a() const;
   const void* b() const;
+  // The first of A's and B's canary damage, as one line.
+  std::optional<std::string> canaryDamage() const;
 };
 
-OperandSet makeOperandSet(const Problem& problem, const ProblemData& data);
+OperandSet makeOperandSet(const Problem& problem, const ProblemData& data, int index = -1);
+// `count` sets, numbered in their buffers' names when there are several.
+std::vector<OperandSet> makeOperandSets(const Problem& problem, const ProblemData& data, std::int64_t count);
 
 // Bytes of A, B and C of one call.
 std::int64_t operandBytes(const Problem& problem);

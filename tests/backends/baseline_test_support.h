@@ -8,11 +8,14 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "harness/core/aligned_buffer.h"
+#include "harness/core/guarded_buffer.h"
 #include "harness/core/isa.h"
 #include "kernels/backend.h"
 #include "kernels/eigen/eigen_backend.h"
@@ -89,16 +92,24 @@ inline BFloat16Buffer exactBf16(const FloatBuffer& values) {
 // Runs pack, compute and unpack the way the runner does. Beta-0 problems start from
 // a NaN C (which must never be read) and compute twice (the runner repeats it).
 // bf16 problems get bf16 A and B (and C, for a bf16 C); the reference sees the same values.
+// A, B and C are guarded as the runner's are: an access outside them faults, and a
+// write into their canary slack fails the test.
 inline RunOutcome runAgainstReference(Backend& backend, const Problem& problem) {
   const ProblemData data = makeProblemData(problem, FillMode::ExactInteger);
   COperand c(problem, data);
-  Operands operands{data.a.data(), data.b.data(), c.data()};
-  BFloat16Buffer a_bf16, b_bf16;
+  GuardedBuffer<float> a_f32, b_f32;
+  GuardedBuffer<BFloat16> a_bf16, b_bf16;
+  Operands operands{nullptr, nullptr, c.data()};
   if (problem.dtype == DType::BF16) {
-    a_bf16 = exactBf16(data.a);
-    b_bf16 = exactBf16(data.b);
+    a_bf16 = GuardedBuffer<BFloat16>(std::span<const BFloat16>(exactBf16(data.a)), {"A"});
+    b_bf16 = GuardedBuffer<BFloat16>(std::span<const BFloat16>(exactBf16(data.b)), {"B"});
     operands.a = a_bf16.data();
     operands.b = b_bf16.data();
+  } else {
+    a_f32 = GuardedBuffer<float>(std::span<const float>(data.a), {"A"});
+    b_f32 = GuardedBuffer<float>(std::span<const float>(data.b), {"B"});
+    operands.a = a_f32.data();
+    operands.b = b_f32.data();
   }
 
   const std::unique_ptr<Kernel> kernel = backend.prepare(problem, operands);
@@ -107,6 +118,9 @@ inline RunOutcome runAgainstReference(Backend& backend, const Problem& problem) 
   if (!problem.accumulate) kernel->compute();
   kernel->finishCalls();
   kernel->unpack();
+  for (const std::optional<std::string>& damage :
+       {a_f32.canaryDamage(), b_f32.canaryDamage(), a_bf16.canaryDamage(), b_bf16.canaryDamage(), c.canaryDamage()})
+    if (damage) ADD_FAILURE() << backend.name() << " on " << problem.describe() << ": " << *damage;
 
   const ReferenceResult reference =
       referenceGemm(problem, data.a.data(), data.b.data(), data.c_init.data());

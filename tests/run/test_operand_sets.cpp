@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "harness/run/operand_sets.h"
+#include "reference/c_operand.h"
 #include "tests/support/test_problems.h"
 
 namespace nkbench {
@@ -42,6 +46,36 @@ TEST(OperandSets, SetsAreIndependentCopiesInTheProblemsType) {
   ASSERT_EQ(first.a_bf16.size(), data.a.size());
   for (std::size_t i = 0; i < data.a.size(); ++i) EXPECT_EQ(toFloat(first.a_bf16[i]), data.a[i]);
   EXPECT_TRUE(first.a_f32.empty());
+}
+
+TEST(OperandSets, SeveralSetsNameTheirBuffersBySet) {
+  const Problem p = test::makeProblem(4, 8, 6, 2, false);
+  const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
+  const std::vector<OperandSet> sets = makeOperandSets(p, data, 3);
+  ASSERT_EQ(sets.size(), 3u);
+  for (int set = 0; set < 3; ++set) {
+    const OperandSet& inputs = sets[std::size_t(set)];
+    EXPECT_EQ(inputs.index, set);
+    EXPECT_STREQ(inputs.a_f32.name().operand, "A");
+    EXPECT_EQ(inputs.a_f32.name().operand_set, set);
+    EXPECT_STREQ(inputs.b_f32.name().operand, "B");
+    EXPECT_EQ(inputs.b_f32.name().operand_set, set);
+    EXPECT_EQ(std::vector<float>(inputs.b_f32.begin(), inputs.b_f32.end()),
+              std::vector<float>(data.b.begin(), data.b.end()));
+  }
+  const std::vector<OperandSet> one = makeOperandSets(p, data, 1);
+  EXPECT_EQ(one.at(0).index, -1);
+  EXPECT_EQ(one.at(0).a_f32.name().operand_set, -1);
+}
+
+TEST(OperandSets, COperandIsGuardedAndNamed) {
+  Problem p = test::makeProblem(3, 5, 4, 1, false);
+  p.c_dtype = DType::BF16;
+  const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
+  COperand c(p, data, 6);
+  GuardHit hit;
+  ASSERT_TRUE(findGuardHit(static_cast<std::byte*>(c.data()) + 3 * 5 * sizeof(BFloat16), &hit));
+  EXPECT_EQ(describeGuardHit(hit), "out of bounds: 1 byte past the end of C of operand set 6");
 }
 
 TEST(OperandSets, CacheModeNames) {
