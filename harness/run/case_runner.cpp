@@ -111,6 +111,12 @@ std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase
     }
     kernel.unpack();
     const Verification verification = verifyResult(c.problem, fill, bound.c->asFloat().data(), reference);
+    // A write outside the operands is an error whatever C holds.
+    if (auto damage = outOfBoundsWrite(inputs[set], *bound.c)) {
+      row.status = VerifyStatus::Error;
+      row.note = *damage;
+      return std::nullopt;
+    }
     row.status = verification.status;
     row.max_error = std::max(row.max_error, verification.max_error);
     if (verification.status != VerifyStatus::Passed) {

@@ -46,6 +46,11 @@ std::vector<OperandSet> makeOperandSets(const Problem& problem, const ProblemDat
   return sets;
 }
 
+std::optional<std::string> outOfBoundsWrite(const OperandSet& inputs, const COperand& c) {
+  if (auto damage = inputs.canaryDamage()) return damage;
+  return c.canaryDamage();
+}
+
 std::int64_t operandBytes(const Problem& problem) {
   return (problem.aElements() + problem.bElements()) * elementBytes(problem.dtype) +
          problem.cElements() * elementBytes(problem.c_dtype);

@@ -13,6 +13,7 @@
 #include "harness/core/guarded_buffer.h"
 #include "harness/core/problem.h"
 #include "reference/bf16.h"
+#include "reference/c_operand.h"
 #include "reference/fill.h"
 
 namespace nkbench {
@@ -35,6 +36,9 @@ struct OperandSet {
 OperandSet makeOperandSet(const Problem& problem, const ProblemData& data, int index = -1);
 // `count` sets, numbered in their buffers' names when there are several.
 std::vector<OperandSet> makeOperandSets(const Problem& problem, const ProblemData& data, std::int64_t count);
+
+// A kernel bound to `inputs` and `c` wrote outside them: the line for its row.
+std::optional<std::string> outOfBoundsWrite(const OperandSet& inputs, const COperand& c);
 
 // Bytes of A, B and C of one call.
 std::int64_t operandBytes(const Problem& problem);

@@ -78,6 +78,39 @@ TEST(OperandSets, COperandIsGuardedAndNamed) {
   EXPECT_EQ(describeGuardHit(hit), "out of bounds: 1 byte past the end of C of operand set 6");
 }
 
+TEST(OperandSets, AnUntouchedSetAndCShowNoOutOfBoundsWrite) {
+  const Problem p = test::makeProblem(3, 5, 4, 2, true);
+  const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
+  const OperandSet inputs = makeOperandSet(p, data);
+  COperand c(p, data);
+  std::fill_n(static_cast<float*>(c.data()), p.cElements(), 1.0f);  // every element of C written
+  EXPECT_EQ(outOfBoundsWrite(inputs, c), std::nullopt);
+}
+
+TEST(OperandSets, AWriteIntoTheSlackOfAnyOperandIsReported) {
+  Problem p = test::makeProblem(3, 5, 4, 2, false);  // A 96 bytes, B 160, C 120: none a multiple of 64
+  const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
+  {
+    OperandSet inputs = makeOperandSet(p, data, 1);
+    COperand c(p, data, 1);
+    reinterpret_cast<std::byte*>(inputs.b_f32.data() + inputs.b_f32.size())[2] = std::byte{0};
+    EXPECT_EQ(outOfBoundsWrite(inputs, c), "out of bounds: a write 3 bytes past the end of B of operand set 1");
+  }
+  {
+    OperandSet inputs = makeOperandSet(p, data);
+    COperand c(p, data);
+    static_cast<float*>(c.data())[p.cElements()] = 0.0f;
+    EXPECT_EQ(outOfBoundsWrite(inputs, c), "out of bounds: a write 4 bytes past the end of C");
+  }
+  p.dtype = DType::BF16;
+  {
+    OperandSet inputs = makeOperandSet(p, data);
+    COperand c(p, data);
+    inputs.a_bf16.data()[-1] = BFloat16{0};
+    EXPECT_EQ(outOfBoundsWrite(inputs, c), "out of bounds: a write 2 bytes before the start of A");
+  }
+}
+
 TEST(OperandSets, CacheModeNames) {
   EXPECT_EQ(parseCacheMode("cold"), CacheMode::Cold);
   EXPECT_EQ(parseCacheMode("hot"), CacheMode::Hot);
