@@ -8,6 +8,8 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "harness/core/guard_registry.h"
+
 namespace nkbench {
 namespace {
 
@@ -49,8 +51,16 @@ void onFatalSignal(int signal, siginfo_t* info, void* context) {
   // A fault the kernel raised (si_code > 0) has an address; a raise() or kill() has none.
   if (g_fd >= 0 && (signal == SIGSEGV || signal == SIGBUS) && info->si_code > 0) {
     Line line;
-    line.add("fault ").add(faultWasWrite(context) ? "a write to " : "a read of ");
-    line.hex(reinterpret_cast<std::uintptr_t>(info->si_addr));
+    GuardHit hit;
+    if (findGuardHit(info->si_addr, &hit)) {  // an operand's guard: name it rather than the address
+      hit.access = faultWasWrite(context) ? GuardAccess::Write : GuardAccess::Read;
+      char text[160];
+      formatGuardHit(hit, text);
+      line.add("fault ").add(text);
+    } else {
+      line.add("fault ").add(faultWasWrite(context) ? "a write to " : "a read of ");
+      line.hex(reinterpret_cast<std::uintptr_t>(info->si_addr));
+    }
     line.writeTo(g_fd);
   }
   // SA_RESETHAND restored the default action: die of the signal, as without the handler.

@@ -72,6 +72,48 @@ TEST(Isolation, ACrashWhileTimingCostsItsOwnRow) {
   expectOnlyItsOwnRow(runFaulty("bus", "bus@verify"), "killed by SIGBUS (Bus error) while verifying");
 }
 
+// The first case's C (8x32 f32) ends at its guard page, and its A (4x8x32 f32,
+// one page) starts right after one: both faults name the operand.
+TEST(Isolation, AnOutOfBoundsWriteCostsItsOwnRowAndNamesTheOperand) {
+  expectOnlyItsOwnRow(runFaulty("oob-write", "oob-write@verify"),
+                      "killed by SIGSEGV (Segmentation fault) while verifying; "
+                      "out of bounds: a write 1 byte past the end of C");
+}
+
+TEST(Isolation, AnOutOfBoundsReadCostsItsOwnRowAndNamesTheOperand) {
+  expectOnlyItsOwnRow(runFaulty("oob-read", "oob-read@time"),
+                      "killed by SIGSEGV (Segmentation fault) while timing; "
+                      "out of bounds: a read 1 byte before the start of A");
+}
+
+// A 7x5 f32 C is 140 bytes: the byte past its end is canary slack, not a guard
+// page. The write goes unfaulted, and the canary check makes it an error row,
+// isolated or not.
+TEST(Isolation, AnOutOfBoundsWriteIntoTheSlackIsCaughtByTheCanary) {
+  const std::string cases =
+      "  - {id: slack, kind: brgemm, shape: [7, 5, 3], batch: 2}\n"
+      "  - {id: whole, kind: brgemm, shape: [8, 32, 32], batch: 4}\n";
+  for (const char* mode : {"--isolate", "--no-isolate"}) {
+    const fs::path suite = tempPath(std::string("canary") + mode + ".yaml");
+    std::ofstream(suite) << "suite: canary\ncases:\n" << cases;
+    const fs::path json = tempPath(std::string("canary") + mode + ".json");
+    const Outcome run = runNkbench("run --suite " + suite.string() + " --backends eigen,faulty " + mode + " " +
+                                       kQuick + " --json " + json.string(),
+                                   "NKBENCH_FAULTY=oob-write@verify:7x5x3");
+    EXPECT_EQ(run.exit_code, 1) << run.output;
+    const nlohmann::json report = readReport(json);
+    ASSERT_EQ(report.at("rows").size(), 4u) << run.output;
+    for (const nlohmann::json& row : report.at("rows")) {
+      const bool culprit = row.at("case") == "slack" && row.at("backend") == "faulty";
+      EXPECT_EQ(row.at("status"), culprit ? "error" : "passed") << mode << ": " << row.dump();
+      if (culprit) {
+        EXPECT_EQ(row.at("note"), "out of bounds: a write 1 byte past the end of C") << mode;
+        EXPECT_TRUE(row.at("median_gflops").is_null());
+      }
+    }
+  }
+}
+
 TEST(Isolation, AHangIsStoppedAtTheCaseTimeout) {
   const auto start = std::chrono::steady_clock::now();
   expectOnlyItsOwnRow(runFaulty("hang", "hang@time", "--case-timeout 2"),
