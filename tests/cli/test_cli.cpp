@@ -476,6 +476,19 @@ TEST(Cli, CompareBadInputExitsTwoNamingTheCulprit) {
   EXPECT_NE(gate.output.find("--gate 'median'"), std::string::npos) << gate.output;
 }
 
+// CLI11's number checks let "nan" and "inf" through; --min-time nan aborted the run.
+TEST(Cli, NumbersThatAreNotFiniteAreUsageErrors) {
+  const std::string suite = " --suite " + sourcePath("suites/smoke.yaml") + " --backends eigen --quiet";
+  for (const std::string option : {"--min-time nan", "--noisy-iqr inf", "--cold-mib 1e300"}) {
+    const Outcome run = nkbench("run" + suite + " " + option);
+    EXPECT_EQ(run.exit_code, 2) << option << ": " << run.output;
+  }
+  const fs::path base = compareReport("base.json", 0.01);
+  const Outcome compare = nkbench("compare " + base.string() + " " + base.string() + " --threshold nan");
+  EXPECT_EQ(compare.exit_code, 2) << compare.output;
+  EXPECT_NE(compare.output.find("not a finite number"), std::string::npos) << compare.output;
+}
+
 // The smoke suite, quickly, on two baselines.
 const std::string kQuickSmoke =
     "run --suite " + sourcePath("suites/smoke.yaml") + " --backends eigen,libxsmm " + kQuick;
