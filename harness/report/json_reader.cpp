@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <limits>
+#include <sstream>
 
 #include "harness/core/error.h"
 
@@ -109,32 +110,39 @@ RunMetadata metadataFromJson(const json& metadata) {
   return result;
 }
 
-JsonReport readJsonReport(const std::filesystem::path& path) {
-  std::ifstream file(path);
-  if (!file) throw Error(fmt::format("{}: cannot read the report", path.string()));
+JsonReport parseJsonReport(const std::string& text, const std::string& display_name) {
   json report;
   try {
-    report = json::parse(file);
+    report = json::parse(text);
   } catch (const json::exception& error) {
-    throw Error(fmt::format("{}: not JSON ({}); expected a report written by `nkbench run --json`", path.string(),
+    throw Error(fmt::format("{}: not JSON ({}); expected a report written by `nkbench run --json`", display_name,
                             error.what()));
   }
   if (!report.is_object() || !report.contains("rows") || !report.at("rows").is_array())
-    throw Error(fmt::format("{}: not an nkbench JSON report (no \"rows\" list)", path.string()));
+    throw Error(fmt::format("{}: not an nkbench JSON report (no \"rows\" list)", display_name));
   JsonReport result;
   try {
     result.metadata = metadataFromJson(report.value("metadata", json::object()));
   } catch (const Error& error) {
-    throw Error(fmt::format("{}: the metadata is malformed: {}", path.string(), error.what()));
+    throw Error(fmt::format("{}: the metadata is malformed: {}", display_name, error.what()));
   }
   for (const json& row : report.at("rows")) {
     try {
       result.rows.push_back(rowFromJson(row));
     } catch (const Error& error) {
-      throw Error(fmt::format("{}: row {} is malformed: {}", path.string(), result.rows.size() + 1, error.what()));
+      throw Error(fmt::format("{}: row {} is malformed: {}", display_name, result.rows.size() + 1, error.what()));
     }
   }
   return result;
+}
+
+JsonReport readJsonReport(const std::filesystem::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw Error(fmt::format("{}: cannot read the report", path.string()));
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (file.bad()) throw Error(fmt::format("{}: cannot read the report", path.string()));
+  return parseJsonReport(text.str(), path.string());
 }
 
 }  // namespace nkbench
