@@ -373,6 +373,15 @@ TEST(Cli, BadFilterAndEmptySelectionAreErrors) {
   EXPECT_NE(none.output.find("matches no case"), std::string::npos) << none.output;
 }
 
+// A filter this long overflowed the stack of libstdc++'s regex compiler.
+TEST(Cli, AVeryLongFilterIsRefusedInOneLine) {
+  const Outcome run = nkbench("list --suite " + sourcePath("suites/smoke.yaml") + " --filter " + std::string(100000, 'a'));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.output.find("nkbench: error: --filter is 100000 characters long, above the limit of 1000\n"),
+            std::string::npos)
+      << run.output.substr(0, 200);
+}
+
 TEST(Cli, ListShowsHostBackendsAndWhatWouldRun) {
   const Outcome list = nkbench("list --suite " + sourcePath("suites/smoke.yaml"));
   ASSERT_EQ(list.exit_code, 0) << list.output;
