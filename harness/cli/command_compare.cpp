@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/number_options.h"
 #include "harness/compare/compare_report.h"
 #include "harness/core/error.h"
 
@@ -52,10 +53,10 @@ void addCompareCommand(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--threshold", args->threshold, "Slowdown (fraction of the baseline) a regression must exceed")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(fraction());
   cmd->add_option("--alpha", args->alpha, "Significance level of the one-sided rank test over repetitions")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(fraction());
   cmd->add_option("--json", args->json_path, "Also write the comparison as JSON to this file");
   cmd->footer("Rows match by case, backend, type and ISA. Exit status: 0 when nothing regressed, 1 when a row\n"
               "regressed, disappeared or stopped passing, 2 on bad input.");

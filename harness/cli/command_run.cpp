@@ -6,6 +6,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/cli/isa_option.h"
+#include "harness/cli/number_options.h"
 #include "harness/cli/shard_option.h"
 #include "harness/report/console_table.h"
 #include "harness/run/interrupt.h"
@@ -75,7 +76,7 @@ int run(const RunArguments& args, const std::string& command_line) {
   const auto cache = parseCacheMode(args.cache);
   if (!cache) throw Error("--cache '" + args.cache + "': expected hot or cold");
   options.cache = *cache;
-  options.cold_rotation_bytes = static_cast<std::int64_t>(args.cold_mib * 1024 * 1024);
+  options.cold_rotation_bytes = coldRotationBytes(args.cold_mib);
   options.isolate = args.isolate;
   options.case_timeout_s = args.case_timeout_s;
 
@@ -122,7 +123,7 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
   cmd->add_option("--reps", args->repetitions, "Timed repetitions per row")->capture_default_str()
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--min-time", args->min_time_s, "Minimum seconds per repetition")->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positiveNumber());
   cmd->add_option("--fill", args->fill, "Operand data: exact (small integers, bit-exact check) or random")
       ->capture_default_str();
   cmd->add_option("--out", args->csv_path, "Write rows as CSV to this file");
@@ -132,21 +133,21 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
   cmd->add_option("--noisy-iqr", args->noisy_iqr,
                   "Flag a row noisy when the interquartile range of its call times exceeds this fraction of the median")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positiveNumber());
   cmd->add_option("--cache", args->cache,
                   "hot: every call on the same operands; cold: calls cycle through operand copies larger than the "
                   "last-level cache")
       ->capture_default_str();
   cmd->add_option("--cold-mib", args->cold_mib,
                   "Cold cache: MiB the operand copies span together (default: twice the last-level cache)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(coldMib());
   cmd->add_flag("--isolate,!--no-isolate", args->isolate,
                 "Run each case in a child process, so that a kernel that crashes or hangs costs its own row "
                 "(default; --no-isolate runs in process, e.g. under a debugger or profiler)");
   cmd->add_option("--case-timeout", args->case_timeout_s,
                   "Seconds a case may take before its running kernel is stopped as hung (isolated runs; 0: no limit)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check((CLI::NonNegativeNumber & finiteNumber()).description("NON-NEGATIVE"));
   cmd->add_flag("--quiet", args->quiet, "No progress bar on stderr (it only shows on a terminal anyway)");
   cmd->footer("Exit status: 0 when every row passed or was skipped, 1 when a row failed verification or\n"
               "errored (a crash or a timeout included), 2 on bad input (suite, options), 130 when\n"

@@ -37,10 +37,11 @@ std::string StoredRow::key() const {
   return fmt::format("{} {} {} {}", case_id, backend, type, isa);
 }
 
-StoredRun loadStoredRun(const std::filesystem::path& path) {
-  const JsonReport report = readJsonReport(path);
+StoredRun loadStoredRun(const std::filesystem::path& path) { return storedRunOf(readJsonReport(path), path.string()); }
+
+StoredRun storedRunOf(const JsonReport& report, const std::string& path) {
   StoredRun run;
-  run.path = path.string();
+  run.path = path;
   const RunMetadata& metadata = report.metadata;
   run.origin = fmt::format("{}, {}, commit {}", orUnknown(metadata.cpu_model, "unknown CPU"),
                            orUnknown(metadata.date, "unknown date"), orUnknown(metadata.git_commit, "unknown"));
@@ -48,9 +49,9 @@ StoredRun loadStoredRun(const std::filesystem::path& path) {
   for (const ResultRow& row : report.rows) {
     run.rows.push_back(storedRowOf(row));
     if (!keys.insert(run.rows.back().key()).second)
-      throw Error(fmt::format("{}: row '{}' appears twice", path.string(), run.rows.back().key()));
+      throw Error(fmt::format("{}: row '{}' appears twice", path, run.rows.back().key()));
   }
-  if (run.rows.empty()) throw Error(fmt::format("{}: the report has no rows", path.string()));
+  if (run.rows.empty()) throw Error(fmt::format("{}: the report has no rows", path));
   return run;
 }
 

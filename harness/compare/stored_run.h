@@ -8,6 +8,8 @@
 
 namespace nkbench {
 
+struct JsonReport;
+
 struct StoredRow {
   std::string case_id;
   std::string backend;
@@ -35,5 +37,7 @@ struct StoredRun {
 // Throws nkbench::Error naming the file when it cannot be read, is not an nkbench
 // JSON report, has no rows, or holds one row key twice.
 StoredRun loadStoredRun(const std::filesystem::path& path);
+// The same for a report already read; `path` names it in messages.
+StoredRun storedRunOf(const JsonReport& report, const std::string& path);
 
 }  // namespace nkbench

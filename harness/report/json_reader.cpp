@@ -4,8 +4,10 @@
 
 #include <fstream>
 #include <limits>
+#include <sstream>
 
 #include "harness/core/error.h"
+#include "harness/report/json_value.h"
 
 namespace nkbench {
 namespace {
@@ -16,7 +18,12 @@ using nlohmann::json;
 template <typename T>
 T valueOr(const json& object, const char* key, T fallback) {
   const auto it = object.find(key);
-  return it == object.end() || it->is_null() ? fallback : it->get<T>();
+  return it == object.end() || it->is_null() ? fallback : jsonValue<T>(*it, key);
+}
+
+template <typename T>
+T required(const json& object, const char* key) {
+  return jsonValue<T>(object.at(key), key);
 }
 
 template <typename T>
@@ -31,23 +38,25 @@ ResultRow rowFromJson(const json& row) {
   ResultRow result;
   try {
     result.suite = valueOr<std::string>(row, "suite", "");
-    result.case_id = row.at("case").get<std::string>();
+    result.case_id = required<std::string>(row, "case");
     Problem& problem = result.problem;
-    const std::string kind = row.at("kind").get<std::string>();
-    const std::string dtype = row.at("dtype").get<std::string>();
+    const std::string kind = required<std::string>(row, "kind");
+    const std::string dtype = required<std::string>(row, "dtype");
     const std::string c_dtype = valueOr<std::string>(row, "c_dtype", "f32");
     problem.kind = parsed(parseOpKind(kind), "kind", kind);
     problem.dtype = parsed(parseDType(dtype), "dtype", dtype);
     problem.c_dtype = parsed(parseDType(c_dtype), "c_dtype", c_dtype);
-    problem.m = row.at("m").get<std::int64_t>();
-    problem.n = row.at("n").get<std::int64_t>();
-    problem.k = row.at("k").get<std::int64_t>();
-    problem.batch = row.at("batch").get<std::int64_t>();
-    problem.accumulate = row.at("beta").get<int>() == 1;
-    result.isa = row.at("isa").get<std::string>();
+    problem.m = required<std::int64_t>(row, "m");
+    problem.n = required<std::int64_t>(row, "n");
+    problem.k = required<std::int64_t>(row, "k");
+    problem.batch = required<std::int64_t>(row, "batch");
+    const int beta = required<int>(row, "beta");
+    if (beta != 0 && beta != 1) throw Error(fmt::format("'beta' must be 0 or 1, got {}", beta));
+    problem.accumulate = beta == 1;
+    result.isa = required<std::string>(row, "isa");
     // Reports from before the column say nothing of the level used.
     result.isa_used = valueOr<std::string>(row, "isa_used", "");
-    result.backend = row.at("backend").get<std::string>();
+    result.backend = required<std::string>(row, "backend");
     result.threads = valueOr(row, "threads", 1);
     result.register_block = valueOr<std::string>(row, "register_block", "");
     result.implementation = valueOr<std::string>(row, "implementation", "");
@@ -64,14 +73,14 @@ ResultRow rowFromJson(const json& row) {
     result.samples_iterations = valueOr(row, "samples_iterations", std::vector<std::int64_t>{});
     result.peak_fraction = valueOr(row, "peak_fraction", 0.0);
     if (const auto ratio = row.find("ratio_to_libxsmm"); ratio != row.end() && !ratio->is_null())
-      result.ratio_to_libxsmm = ratio->get<double>();
+      result.ratio_to_libxsmm = jsonValue<double>(*ratio, "ratio_to_libxsmm");
     result.compile_ms = valueOr(row, "compile_ms", 0.0);
     result.pack_ms = valueOr(row, "pack_ms", 0.0);
-    const std::string status = row.at("status").get<std::string>();
+    const std::string status = required<std::string>(row, "status");
     result.status = parsed(parseVerifyStatus(status), "status", status);
     // JSON has no NaN: the writer turns a non-finite error of a verified row into null.
     if (const auto error = row.find("max_error"); error != row.end())
-      result.max_error = !error->is_null()     ? error->get<double>()
+      result.max_error = !error->is_null()   ? jsonValue<double>(*error, "max_error")
                          : result.verified() ? std::numeric_limits<double>::quiet_NaN()
                                              : 0.0;
     result.note = valueOr<std::string>(row, "note", "");
@@ -103,38 +112,48 @@ RunMetadata metadataFromJson(const json& metadata) {
     result.hostname = valueOr<std::string>(metadata, "hostname", "");
     result.threads = valueOr(metadata, "threads", 1);
     result.fill = valueOr<std::string>(metadata, "fill", "");
+    result.cache = valueOr<std::string>(metadata, "cache", "hot");
   } catch (const json::exception& error) {
     throw Error(error.what());
   }
   return result;
 }
 
-JsonReport readJsonReport(const std::filesystem::path& path) {
-  std::ifstream file(path);
-  if (!file) throw Error(fmt::format("{}: cannot read the report", path.string()));
+JsonReport parseJsonReport(const std::string& text, const std::string& display_name) {
   json report;
   try {
-    report = json::parse(file);
+    report = json::parse(text);
   } catch (const json::exception& error) {
-    throw Error(fmt::format("{}: not JSON ({}); expected a report written by `nkbench run --json`", path.string(),
+    throw Error(fmt::format("{}: not JSON ({}); expected a report written by `nkbench run --json`", display_name,
                             error.what()));
   }
   if (!report.is_object() || !report.contains("rows") || !report.at("rows").is_array())
-    throw Error(fmt::format("{}: not an nkbench JSON report (no \"rows\" list)", path.string()));
+    throw Error(fmt::format("{}: not an nkbench JSON report (no \"rows\" list)", display_name));
   JsonReport result;
   try {
-    result.metadata = metadataFromJson(report.value("metadata", json::object()));
+    const json metadata = report.value("metadata", json::object());
+    if (!metadata.is_object()) throw Error(fmt::format("not an object but {}", metadata.type_name()));
+    result.metadata = metadataFromJson(metadata);
   } catch (const Error& error) {
-    throw Error(fmt::format("{}: the metadata is malformed: {}", path.string(), error.what()));
+    throw Error(fmt::format("{}: the metadata is malformed: {}", display_name, error.what()));
   }
   for (const json& row : report.at("rows")) {
     try {
       result.rows.push_back(rowFromJson(row));
     } catch (const Error& error) {
-      throw Error(fmt::format("{}: row {} is malformed: {}", path.string(), result.rows.size() + 1, error.what()));
+      throw Error(fmt::format("{}: row {} is malformed: {}", display_name, result.rows.size() + 1, error.what()));
     }
   }
   return result;
+}
+
+JsonReport readJsonReport(const std::filesystem::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw Error(fmt::format("{}: cannot read the report", path.string()));
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (file.bad()) throw Error(fmt::format("{}: cannot read the report", path.string()));
+  return parseJsonReport(text.str(), path.string());
 }
 
 }  // namespace nkbench

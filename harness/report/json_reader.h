@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,8 @@ struct JsonReport {
 // their defaults. Throws Error naming the file when it cannot be read, is not JSON,
 // has no "rows" list, or row N lacks a key every version wrote or holds a bad value.
 JsonReport readJsonReport(const std::filesystem::path& path);
+// The same for a report's text; `display_name` stands for the file in messages.
+JsonReport parseJsonReport(const std::string& text, const std::string& display_name);
 
 // The same for one row and for the metadata; throw Error.
 ResultRow rowFromJson(const nlohmann::json& row);

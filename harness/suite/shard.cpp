@@ -54,7 +54,11 @@ std::vector<int> assignShards(const std::vector<SuiteCase>& cases, int count) {
   std::stable_sort(by_cost.begin(), by_cost.end(), [&cases](std::size_t a, std::size_t b) {
     return estimatedCaseCost(cases[a]) > estimatedCaseCost(cases[b]);
   });
-  std::vector<double> load(std::size_t(std::max(count, 1)), 0.0);
+  // Every case costs more than nothing, so with more shards than cases each case
+  // takes the first empty one: shards past the case count never take a case, and
+  // --shard 1/2147483647 needs no load per shard.
+  const std::size_t used = std::min(std::size_t(std::max(count, 1)), std::max<std::size_t>(cases.size(), 1));
+  std::vector<double> load(used, 0.0);
   std::vector<int> shard_of(cases.size());
   for (std::size_t c : by_cost) {
     const auto lightest = std::size_t(std::min_element(load.begin(), load.end()) - load.begin());

@@ -315,6 +315,15 @@ TEST(Cli, BadFilterAndEmptySelectionAreErrors) {
   EXPECT_NE(none.output.find("matches no case"), std::string::npos) << none.output;
 }
 
+// A filter this long overflowed the stack of libstdc++'s regex compiler.
+TEST(Cli, AVeryLongFilterIsRefusedInOneLine) {
+  const Outcome run = nkbench("list --suite " + sourcePath("suites/smoke.yaml") + " --filter " + std::string(100000, 'a'));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.output.find("nkbench: error: --filter is 100000 characters long, above the limit of 1000\n"),
+            std::string::npos)
+      << run.output.substr(0, 200);
+}
+
 TEST(Cli, ListShowsHostBackendsAndWhatWouldRun) {
   const Outcome list = runNkbench("list --suite " + sourcePath("suites/smoke.yaml"));
   ASSERT_EQ(list.exit_code, 0) << list.output;
@@ -416,6 +425,19 @@ TEST(Cli, CompareBadInputExitsTwoNamingTheCulprit) {
   const Outcome gate = runNkbench("compare " + base.string() + " " + base.string() + " --gate median");
   EXPECT_EQ(gate.exit_code, 2);
   EXPECT_NE(gate.output.find("--gate 'median'"), std::string::npos) << gate.output;
+}
+
+// CLI11's number checks let "nan" and "inf" through; --min-time nan aborted the run.
+TEST(Cli, NumbersThatAreNotFiniteAreUsageErrors) {
+  const std::string suite = " --suite " + sourcePath("suites/smoke.yaml") + " --backends eigen --quiet";
+  for (const std::string option : {"--min-time nan", "--noisy-iqr inf", "--cold-mib 1e300"}) {
+    const Outcome run = nkbench("run" + suite + " " + option);
+    EXPECT_EQ(run.exit_code, 2) << option << ": " << run.output;
+  }
+  const fs::path base = compareReport("base.json", 0.01);
+  const Outcome compare = nkbench("compare " + base.string() + " " + base.string() + " --threshold nan");
+  EXPECT_EQ(compare.exit_code, 2) << compare.output;
+  EXPECT_NE(compare.output.find("not a finite number"), std::string::npos) << compare.output;
 }
 
 // The smoke suite, quickly, on two baselines.

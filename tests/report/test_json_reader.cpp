@@ -114,6 +114,61 @@ TEST(JsonReader, BadReportsNameTheFileAndTheProblem) {
   }
 }
 
+// The message of the Error that parsing a report with `row` as its only row throws.
+std::string rowError(const json& row) {
+  try {
+    parseJsonReport(json{{"rows", {row}}}.dump(), "r.json");
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// Found by fuzz_report: nlohmann's get<T>() converted what it found, so a bad
+// value was read as another one (2.5 samples as 2, beta 2 as 0, true as 1 ms)
+// or, out of range, was undefined behaviour.
+TEST(JsonReader, ValuesOfTheWrongTypeOrRangeAreMalformed) {
+  const json good = toJson(test::passedRow());
+  ASSERT_EQ(rowError(good), "");
+  const struct {
+    const char* key;
+    json value;
+    const char* expected;
+  } cases[] = {
+      {"samples_iterations", {3437, 0.019}, "'samples_iterations' must be an integer, got 0.019"},
+      {"m", 1e300, "'m' must be an integer, got 1e+300"},
+      {"m", "64", "'m' must be an integer, got string"},
+      {"n", 18446744073709551615u, "'n' is 18446744073709551615, out of range"},
+      {"threads", 4294967296, "'threads' is 4294967296, out of range"},
+      {"beta", 2, "'beta' must be 0 or 1, got 2"},
+      {"median_ms", true, "'median_ms' must be a number, got boolean"},
+      {"noisy", 1, "'noisy' must be true or false, got 1"},
+      {"samples_ms", {0.1, false}, "'samples_ms' must be a number, got boolean"},
+      {"case", 7, "'case' must be a string, got 7"},
+  };
+  for (const auto& c : cases) {
+    json row = good;
+    row[c.key] = c.value;
+    EXPECT_EQ(rowError(row), std::string("r.json: row 1 is malformed: ") + c.expected) << c.key;
+  }
+}
+
+TEST(JsonReader, TheCacheModeIsReadBack) {
+  RunMetadata metadata = test::sampleMetadata();
+  metadata.cache = "cold";
+  EXPECT_EQ(metadataFromJson(toJson(metadata)).cache, "cold");
+  EXPECT_EQ(metadataFromJson(json::object()).cache, "hot");  // reports from before cold-cache runs
+}
+
+TEST(JsonReader, MetadataThatIsNotAnObjectIsMalformed) {
+  try {
+    parseJsonReport(R"({"metadata": 5, "rows": []})", "r.json");
+    FAIL() << "read";
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(), "r.json: the metadata is malformed: not an object but number");
+  }
+}
+
 TEST(JsonReader, AReportWithoutRowsIsValid) {
   test::TempDir dir;
   const auto path = dir.path() / "empty.json";

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,15 @@ TEST(Shard, MoreShardsThanCasesLeavesSomeEmpty) {
   EXPECT_TRUE(casesOfShard(cases, {3, 4}).empty());
   EXPECT_TRUE(casesOfShard(cases, {4, 4}).empty());
   EXPECT_EQ(idsOf(casesOfShard(cases, {1, 1})), (std::vector<std::string>{"a", "b"}));
+}
+
+// Found by fuzz_options: a count this large took 16 GiB and minutes per case.
+TEST(Shard, AHugeCountPartitionsLikeOneShardPerCase) {
+  const std::vector<SuiteCase> cases = skewedSuite();
+  const int huge = std::numeric_limits<int>::max();
+  EXPECT_EQ(assignShards(cases, huge), assignShards(cases, int(cases.size())));
+  EXPECT_TRUE(casesOfShard(cases, {5265, 147483647}).empty());
+  EXPECT_EQ(casesOfShard(cases, {1, huge}).size(), 1u);
 }
 
 }  // namespace

@@ -345,5 +345,11 @@ TEST(SuiteErrors, LaterErrorsStillReject) {
       4, {"case 'b'", "positive"});
 }
 
+TEST(SuiteErrors, QuotedControlCharactersStayOnTheErrorLine) {
+  EXPECT_EQ(errorOf("suite: \"a\\nb\"\ncases: []\n"),
+            "t.yaml:1: suite name 'a\\nb' may only use letters, digits, '.', '_' and '-'");
+  expectError(oneCase("    kind: \"gemm\\r\\u0000\"\n    shape: [1, 1, 1]\n"), 4, {"unknown kind 'gemm\\r\\x00'"});
+}
+
 }  // namespace
 }  // namespace nkbench

@@ -1,0 +1,41 @@
+// Checks and conversions of the numeric options, shared by the commands and
+// the option fuzz target (fuzz/fuzz_options.cpp).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+namespace nkbench::cli {
+
+// CLI11's PositiveNumber, NonNegativeNumber and Range compare with < and >,
+// which "nan" passes and "inf" satisfies: `run --min-time nan` reached
+// google/benchmark's MinTime check and aborted, `--threshold nan` turned the gate off.
+inline CLI::Validator finiteNumber() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double value = 0.0;
+        if (CLI::detail::lexical_cast(text, value) && !std::isfinite(value))
+          return "Value " + text + " is not a finite number";
+        return "";
+      },
+      "FINITE");
+}
+
+// Each keeps the short description --help shows for it.
+inline CLI::Validator positiveNumber() { return (CLI::PositiveNumber & finiteNumber()).description("POSITIVE"); }
+inline CLI::Validator fraction() { return (CLI::Range(0.0, 1.0) & finiteNumber()).description("in [0 - 1]"); }
+
+// --cold-mib: up to 1 TiB, far past any last-level cache, and small enough
+// that its bytes and the operand set count computed from them fit in int64.
+inline constexpr double kMaxColdMib = 1048576;
+inline CLI::Validator coldMib() {
+  return (CLI::Range(0.0, kMaxColdMib) & finiteNumber()).description("in [0 - 1048576]");
+}
+
+// --cold-mib in bytes, for a value coldMib() accepted; 0 stays 0 (the default span).
+inline std::int64_t coldRotationBytes(double mib) { return static_cast<std::int64_t>(mib * 1024 * 1024); }
+
+}  // namespace nkbench::cli
