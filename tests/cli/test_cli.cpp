@@ -317,7 +317,7 @@ TEST(Cli, BadFilterAndEmptySelectionAreErrors) {
 
 // A filter this long overflowed the stack of libstdc++'s regex compiler.
 TEST(Cli, AVeryLongFilterIsRefusedInOneLine) {
-  const Outcome run = nkbench("list --suite " + sourcePath("suites/smoke.yaml") + " --filter " + std::string(100000, 'a'));
+  const Outcome run = runNkbench("list --suite " + sourcePath("suites/smoke.yaml") + " --filter " + std::string(100000, 'a'));
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.output.find("nkbench: error: --filter is 100000 characters long, above the limit of 1000\n"),
             std::string::npos)
@@ -431,11 +431,11 @@ TEST(Cli, CompareBadInputExitsTwoNamingTheCulprit) {
 TEST(Cli, NumbersThatAreNotFiniteAreUsageErrors) {
   const std::string suite = " --suite " + sourcePath("suites/smoke.yaml") + " --backends eigen --quiet";
   for (const std::string option : {"--min-time nan", "--noisy-iqr inf", "--cold-mib 1e300"}) {
-    const Outcome run = nkbench("run" + suite + " " + option);
+    const Outcome run = runNkbench("run" + suite + " " + option);
     EXPECT_EQ(run.exit_code, 2) << option << ": " << run.output;
   }
   const fs::path base = compareReport("base.json", 0.01);
-  const Outcome compare = nkbench("compare " + base.string() + " " + base.string() + " --threshold nan");
+  const Outcome compare = runNkbench("compare " + base.string() + " " + base.string() + " --threshold nan");
   EXPECT_EQ(compare.exit_code, 2) << compare.output;
   EXPECT_NE(compare.output.find("not a finite number"), std::string::npos) << compare.output;
 }
