@@ -13,6 +13,7 @@ packages=(
   libbenchmark-dev libgtest-dev googletest     # timing engine, tests
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   python3-matplotlib                           # scripts/plot_results.py (run with /usr/bin/python3)
+  libbenchmark-tools python3-scipy python3-numpy  # google/benchmark's compare.py, tested on --benchmark-json
 )
 
 scripts/install-packages.sh "${packages[@]}"

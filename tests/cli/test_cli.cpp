@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -529,27 +528,6 @@ TEST(Cli, ListShowsTheCasesOfAShard) {
                     int(list.output.find("brgemm-7x33x5-b1-beta1") != std::string::npos) +
                     int(list.output.find("gemm-40x50x30") != std::string::npos);
   EXPECT_EQ(cases, 1) << list.output;
-}
-
-TEST(Cli, BenchmarkJsonHasAnEntryPerRepetitionAndAggregates) {
-  const fs::path gbench = tempPath("gbench.json");
-  const Outcome run = runNkbench(kQuickSmoke + " --benchmark-json " + gbench.string());
-  ASSERT_EQ(run.exit_code, 0) << run.output;
-  const nlohmann::json report = readReport(gbench);
-  for (const char* key : {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu", "caches", "library_build_type"})
-    EXPECT_TRUE(report.at("context").contains(key)) << key;
-  std::map<std::string, int> iterations, aggregates;
-  for (const nlohmann::json& entry : report.at("benchmarks")) {
-    EXPECT_EQ(entry.at("time_unit"), "ns");
-    EXPECT_GT(entry.at("real_time").get<double>(), 0.0) << entry.dump();
-    EXPECT_GT(entry.at("iterations").get<std::int64_t>(), 0) << entry.dump();
-    ++(entry.at("run_type") == "iteration" ? iterations : aggregates)[entry.at("run_name")];
-  }
-  ASSERT_EQ(iterations.size(), 6u);  // 3 cases x 2 backends, all passed
-  for (const auto& [name, count] : iterations) {
-    EXPECT_EQ(count, 2) << name;  // --reps 2
-    EXPECT_EQ(aggregates[name], 4) << name;  // mean, median, stddev, cv
-  }
 }
 
 }  // namespace
