@@ -75,7 +75,9 @@ void reportFatalSignalsTo(int fd) {
   action.sa_sigaction = onFatalSignal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
-  for (int signal : {SIGSEGV, SIGBUS}) sigaction(signal, &action, nullptr);
+  // SIGILL and SIGFPE too, so that the child dies of them whatever handler was
+  // there before (a sanitizer's would turn them into an exit status).
+  for (int signal : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) sigaction(signal, &action, nullptr);
 }
 
 }  // namespace nkbench
