@@ -1,6 +1,7 @@
 // The interface every backend (mlir, libxsmm, onednn, eigen, ...) implements.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,8 @@ struct Operands {
 struct KernelInfo {
   std::string implementation;  // e.g. "libxsmm brgemm (cpx)", "brg:avx512_core", "mlir jit znver4"
   std::string register_block;  // "8x32" etc.; empty where the library does not say
+  std::string schedule;         // compiler backends: the schedule's name; empty for libraries
+  std::string schedule_source;  // where the schedule came from: "analytic", "tuned: FILE", "--schedule"
   std::string nanokernel;      // structural evidence of nanokernel composition (mlir only)
   std::string packing;         // e.g. "A,B -> 64x64x64 blocks"; empty when operands are used in place
   std::string caveat;          // what the timing does not mean (emulated AMX); leads the row's note
@@ -60,7 +63,11 @@ struct BackendConfig {
   Isa isa = Isa::Avx2;      // the cap every backend honours in this run
   CpuFeatures host;         // what the CPU really has
   int threads = 1;
-  std::string mlir_schedule;  // mlir backends: a schedule table entry; empty = the ISA's default
+  std::string mlir_schedule;  // mlir backends: a schedule (parseScheduleSpec); empty = tuned or analytic
+  // mlir backends: the schedules a tuning file chose for this run's ISA level, by
+  // shape class (kernels/mlir/tuning/shape_class.h); file empty: no tuning file.
+  std::string mlir_tuning_file;
+  std::map<std::string, std::string> mlir_tuned_schedules;
 };
 
 class Backend {

@@ -9,8 +9,10 @@
 #include "harness/cli/isa_option.h"
 #include "harness/cli/shard_option.h"
 #include "harness/core/host_class.h"
+#include "harness/host/cache_info.h"
 #include "harness/run/runner.h"
 #include "harness/suite/suite.h"
+#include "harness/tune/tuning_selection.h"
 #include "kernels/registry.h"
 
 namespace nkbench::cli {
@@ -22,6 +24,7 @@ struct ListArguments {
   std::string isa = "auto";
   std::string filter;
   std::optional<std::string> shard;
+  std::string tuning = "auto";
 };
 
 // "skip: why", or "run" followed by what would run where the backend says.
@@ -49,6 +52,11 @@ int list(const ListArguments& args) {
   BackendConfig config;
   config.isa = *isa;
   config.host = features;
+  const TuningSelection tuning = selectTuning(args.tuning, *isa, thisTuningHost(features, hostCacheSizes()));
+  if (!tuning.warning.empty()) std::cerr << tuning.warning << "\n";
+  std::cout << fmt::format("tuning: {}\n", tuning.file.empty() ? "none (analytic schedules)" : tuning.file);
+  config.mlir_tuning_file = tuning.file;
+  config.mlir_tuned_schedules = tuning.by_class;
   std::vector<std::unique_ptr<Backend>> backends;
   for (const std::string& name : args.backends) backends.push_back(createBackend(name, config));
   for (const BackendEntry& entry : knownBackends()) {
@@ -82,6 +90,7 @@ void addListCommand(CLI::App& app, Action& action) {
   cmd->add_option("--isa", args->isa, kIsaHelp)->capture_default_str();
   cmd->add_option("--filter", args->filter, "Only cases whose id matches this regex");
   cmd->add_option("--shard", args->shard, kShardHelp);
+  cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str();
   cmd->callback([args, &action] { action = [args] { return list(*args); }; });
 }
 

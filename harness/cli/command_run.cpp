@@ -11,6 +11,7 @@
 #include "harness/report/console_table.h"
 #include "harness/run/interrupt.h"
 #include "harness/run/runner.h"
+#include "harness/tune/tuning_selection.h"
 #include "kernels/mlir/schedule.h"
 #include "kernels/registry.h"
 
@@ -22,6 +23,7 @@ struct RunArguments {
   std::vector<std::string> backends = defaultBackendNames();
   std::string isa = "auto";
   std::string schedule;
+  std::string tuning = "auto";
   std::string filter;
   std::optional<std::string> shard;
   int repetitions = 5;
@@ -61,6 +63,7 @@ int run(const RunArguments& args, const std::string& command_line) {
   options.backends = args.backends;
   options.isa = parseIsaOption(args.isa);
   options.mlir_schedule = args.schedule;
+  options.tuning = args.tuning;
   options.filter = args.filter;
   options.timing.repetitions = args.repetitions;
   options.timing.min_time_s = args.min_time_s;
@@ -116,8 +119,9 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
       ->delimiter(',');
   cmd->add_option("--isa", args->isa, kIsaHelp)->capture_default_str();
   cmd->add_option("--schedule", args->schedule,
-                  "MLIR schedule (register block) to use instead of the ISA's default: " +
-                      mlir_backend::scheduleNames());
+                  "MLIR schedule to use instead of the tuned or analytic one: " + mlir_backend::scheduleNames() +
+                      ", or FAMILY.MxN[:gemm=BMxBNxBK] (e.g. avx512.f32.12x32)");
+  cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str();
   cmd->add_option("--filter", args->filter, "Run only cases whose id matches this regex");
   cmd->add_option("--shard", args->shard, kShardHelp);
   cmd->add_option("--reps", args->repetitions, "Timed repetitions per row")->capture_default_str()

@@ -9,6 +9,7 @@
 #include "harness/cli/isa_option.h"
 #include "harness/host/cache_info.h"
 #include "harness/suite/suite.h"
+#include "harness/tune/tuning_selection.h"
 #include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_compiler.h"
 #include "kernels/mlir/route_choice.h"
@@ -25,6 +26,7 @@ struct ShowArguments {
   std::string target_cpu;
   std::string stage = "all";
   std::string schedule;
+  std::string tuning = "auto";
 };
 
 // Stage names as --stage takes them, in compilation order.
@@ -66,9 +68,19 @@ int show(const ShowArguments& args) {
   const SuiteCase& c = findCase(suite, args.case_id);
   const bool for_host = args.target_cpu.empty();
   const Isa isa = showIsa(args.isa, for_host);
-  const mlir_backend::RouteChoice route = mlir_backend::chooseRoute(isa, c.problem, args.schedule);
-  const mlir_backend::Schedule& schedule = *route.schedule;
   const CacheSizes caches = hostCacheSizes();
+  // Tuned schedules are the host's: a named CPU gets the analytic ones.
+  mlir_backend::TunedSchedules tuned;
+  if (for_host) {
+    const TuningSelection tuning =
+        selectTuning(args.tuning, isa, thisTuningHost(detectCpuFeatures(), caches));
+    if (!tuning.warning.empty()) std::cerr << tuning.warning << "\n";
+    tuned = {tuning.file, tuning.by_class};
+  }
+  const mlir_backend::RouteChoice route = mlir_backend::chooseRoute(
+      isa, c.problem,
+      {.named_schedule = args.schedule, .tuned = tuned.file.empty() ? nullptr : &tuned, .caches = caches});
+  const mlir_backend::Schedule& schedule = route.schedule;
   const Problem kernel = mlir_backend::kernelProblemFor(c.problem, schedule, caches);
   // The host by its feature bits, as `run` compiles (a VM's CPU name can lack
   // features its CPUID reports), or a named CPU; generate() never runs the code.
@@ -77,7 +89,7 @@ int show(const ShowArguments& args) {
 
   std::cout << fmt::format("// {}: {}kernel {}, schedule {}{}, --isa {}, target {}\n", c.id,
                            c.problem.kind == OpKind::Gemm ? "block " : "", kernel.describe(), schedule.name,
-                           route.reason.empty() ? "" : " (" + route.reason + ")", toString(isa),
+                           " (" + route.source + (route.reason.empty() ? "" : "; " + route.reason) + ")", toString(isa),
                            compiler.targetDescription());
   for (const auto& [name, member] : kStages)
     if (args.stage == "all" || args.stage == name)
@@ -100,7 +112,9 @@ void addShowCommand(CLI::App& app, Action& action) {
                   "LLVM CPU to compile for, e.g. sapphirerapids, znver4, haswell (default: the host, by its CPU features)");
   cmd->add_option("--stage", args->stage, "payload|transform|scheduled|llvm|asm|all")->capture_default_str();
   cmd->add_option("--schedule", args->schedule,
-                  "MLIR schedule instead of the ISA's default: " + mlir_backend::scheduleNames());
+                  "MLIR schedule instead of the tuned or analytic one: " + mlir_backend::scheduleNames() +
+                      ", or FAMILY.MxN[:gemm=BMxBNxBK]");
+  cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str();
   cmd->footer("Exit status: 0 when printed, 2 on bad input (suite, case, stage, ISA, target CPU).");
   cmd->callback([args, &action] { action = [args] { return show(*args); }; });
 }

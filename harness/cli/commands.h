@@ -18,6 +18,7 @@ void addPeakCommand(CLI::App& app, Action& action);
 void addCompareCommand(CLI::App& app, Action& action);
 void addMergeCommand(CLI::App& app, Action& action);
 void addShowCommand(CLI::App& app, Action& action);
+void addTuneCommand(CLI::App& app, Action& action, const std::string& command_line);
 
 // Exit codes shared by all commands.
 inline constexpr int kExitOk = 0;

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   nkbench::cli::addCompareCommand(app, action);
   nkbench::cli::addMergeCommand(app, action);
   nkbench::cli::addShowCommand(app, action);
+  nkbench::cli::addTuneCommand(app, action, command_line);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -12,10 +12,10 @@ namespace nkbench {
 namespace {
 
 // Grouped as: the case, where it ran, what ran, timings, one-time costs, verification.
-constexpr std::array<std::string_view, 32> kColumns = {
+constexpr std::array<std::string_view, 34> kColumns = {
     "suite", "case", "kind", "dtype", "c_dtype", "m", "n", "k", "batch", "beta",
     "isa", "isa_used", "backend", "threads",
-    "register_block", "implementation", "nanokernel",
+    "register_block", "schedule", "schedule_source", "implementation", "nanokernel",
     "repetitions", "median_gflops", "best_gflops", "median_ms", "best_ms", "stddev_ms",
     "iqr_ms", "noisy", "peak_fraction", "ratio_to_libxsmm",
     "compile_ms", "pack_ms",
@@ -61,6 +61,8 @@ std::string csvRecord(const ResultRow& row) {
       csvField(row.backend),
       std::to_string(row.threads),
       csvField(row.register_block),
+      csvField(row.schedule),
+      csvField(row.schedule_source),
       csvField(row.implementation),
       csvField(row.nanokernel),
       if_timed(std::to_string(row.repetitions)),

@@ -59,6 +59,8 @@ ResultRow rowFromJson(const json& row) {
     result.backend = required<std::string>(row, "backend");
     result.threads = valueOr(row, "threads", 1);
     result.register_block = valueOr<std::string>(row, "register_block", "");
+    result.schedule = valueOr<std::string>(row, "schedule", "");
+    result.schedule_source = valueOr<std::string>(row, "schedule_source", "");
     result.implementation = valueOr<std::string>(row, "implementation", "");
     result.nanokernel = valueOr<std::string>(row, "nanokernel", "");
     result.repetitions = valueOr(row, "repetitions", 0);
@@ -113,6 +115,7 @@ RunMetadata metadataFromJson(const json& metadata) {
     result.threads = valueOr(metadata, "threads", 1);
     result.fill = valueOr<std::string>(metadata, "fill", "");
     result.cache = valueOr<std::string>(metadata, "cache", "hot");
+    result.tuning = valueOr<std::string>(metadata, "tuning", "none");
   } catch (const json::exception& error) {
     throw Error(error.what());
   }

@@ -29,6 +29,7 @@ json toJson(const RunMetadata& metadata) {
       {"threads", metadata.threads},
       {"fill", metadata.fill},
       {"cache", metadata.cache},
+      {"tuning", metadata.tuning},
   };
 }
 
@@ -52,6 +53,8 @@ json toJson(const ResultRow& row) {
       {"backend", row.backend},
       {"threads", row.threads},
       {"register_block", row.register_block},
+      {"schedule", row.schedule},
+      {"schedule_source", row.schedule_source},
       {"implementation", row.implementation},
       {"nanokernel", row.nanokernel},
       {"repetitions", if_timed(row.repetitions)},

@@ -21,6 +21,10 @@ struct ResultRow {
   std::string backend;
   int threads = 1;
   std::string register_block;
+  // The schedule of a compiler backend (mlir) and where it came from: "analytic"
+  // (the documented defaults), "tuned: FILE" or "--schedule"; empty for libraries.
+  std::string schedule;
+  std::string schedule_source;
   std::string implementation;
   std::string nanokernel;
   int repetitions = 0;
@@ -71,6 +75,7 @@ struct RunMetadata {
   int threads = 1;
   std::string fill;
   std::string cache = "hot";  // hot or cold (see RunOptions)
+  std::string tuning = "none";  // the tuning file the mlir schedules came from, or none
 };
 
 }  // namespace nkbench

@@ -101,6 +101,8 @@ std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase
       row.implementation = kernel.info().implementation;
       row.isa_used = kernel.info().isa_used;
       row.register_block = kernel.info().register_block;
+      row.schedule = kernel.info().schedule;
+      row.schedule_source = kernel.info().schedule_source;
       row.nanokernel = kernel.info().nanokernel;
     }
     announce(CaseStage::Verifying);

@@ -25,6 +25,7 @@
 #include "harness/run/operand_sets.h"
 #include "harness/run/progress.h"
 #include "harness/run/run_metadata.h"
+#include "harness/tune/tuning_selection.h"
 #include "kernels/registry.h"
 #include "reference/bf16.h"
 #include "reference/c_operand.h"
@@ -90,6 +91,10 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   config.host = features;
   config.threads = 1;
   config.mlir_schedule = options.mlir_schedule;
+  const TuningSelection tuning = selectTuning(options.tuning, *isa, thisTuningHost(features, hostCacheSizes()));
+  if (!tuning.warning.empty()) std::cerr << tuning.warning << "\n";
+  config.mlir_tuning_file = tuning.file;
+  config.mlir_tuned_schedules = tuning.by_class;
   std::vector<std::unique_ptr<Backend>> backends = createBackends(options.backends, config);
 
   // One core, pinned: the timings are single-core figures.
@@ -106,6 +111,7 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   summary.metadata.isa = std::string(toString(*isa));
   summary.metadata.threads = config.threads;
   summary.metadata.fill = std::string(toString(options.fill));
+  summary.metadata.tuning = tuning.file.empty() ? "none" : tuning.file;
   summary.metadata.command_line = options.command_line;
   summary.metadata.measured_clock_ghz = measureCoreClockGhz();
   summary.metadata.peak_gflops = measureFp32PeakGflops(*isa);

@@ -19,7 +19,8 @@ namespace nkbench {
 struct RunOptions {
   std::vector<std::string> backends;  // in report order
   std::optional<Isa> isa;             // nullopt: the best the host has
-  std::string mlir_schedule;          // empty: the ISA's default schedule
+  std::string mlir_schedule;          // empty: tuned or analytic (see tuning)
+  std::string tuning = "auto";        // --tuning: FILE, none or auto (tuning_selection.h)
   std::string filter;                 // regex on case ids; empty: all
   std::optional<Shard> shard;         // run only this shard of the filtered cases
   TimingOptions timing;

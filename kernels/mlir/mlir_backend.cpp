@@ -39,6 +39,7 @@ KernelInfo describe(const CompiledKernel& kernel, const Schedule& schedule, Isa 
   if (emulated) info.caveat = "emulated AMX: the timing is not AMX performance";
   info.isa_used = std::string(toString(emulated ? Isa::AmxEmulated : schedule.isa));
   info.register_block = kernel.registerBlocks();
+  info.schedule = schedule.name;
   info.nanokernel = kernel.evidence().summary;
   return info;
 }
@@ -163,20 +164,22 @@ class MlirBackend final : public Backend {
  public:
   MlirBackend(const BackendConfig& config, Lowering lowering)
       : config_(config), lowering_(lowering), caches_(hostCacheSizes()), compiler_(config.isa, caches_) {
-    if (!config.mlir_schedule.empty() && !mlir_backend::findSchedule(config.mlir_schedule))
-      throw Error(fmt::format("--schedule {}: unknown (known: {})", config.mlir_schedule, mlir_backend::scheduleNames()));
+    if (!config.mlir_schedule.empty()) mlir_backend::parseScheduleSpec(config.mlir_schedule);
+    tuned_.file = config.mlir_tuning_file;
+    tuned_.by_class = config.mlir_tuned_schedules;
   }
 
   std::string name() const override { return lowering_ == Lowering::Nanokernel ? "mlir" : "mlir-default"; }
   std::string version() const override { return "MLIR " LLVM_VERSION_STRING; }
 
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
-    const Schedule* schedule = nullptr;
+    std::optional<RouteChoice> route;
     try {
-      schedule = mlir_backend::chooseRoute(config_.isa, problem, config_.mlir_schedule).schedule;
+      route = routeFor(problem);
     } catch (const Error& error) {
       return error.what();
     }
+    const Schedule* schedule = &route->schedule;
     if (sumsBf16COnTheStack(problem, *schedule) && bf16CSumRows(problem) < 1)
       return fmt::format("mlir: the f32 sum of a bf16 C is kept on the kernel's stack, at most {} KiB; one row of N = "
                          "{} needs more",
@@ -202,14 +205,15 @@ class MlirBackend final : public Backend {
 
   // The schedule chooseRoute picks and, where it left the tile route, why.
   std::optional<std::string> plan(const Problem& problem) const override {
-    const RouteChoice route = mlir_backend::chooseRoute(config_.isa, problem, config_.mlir_schedule);
-    return route.reason.empty() ? route.schedule->name : route.schedule->name + "; " + route.reason;
+    const RouteChoice route = routeFor(problem);
+    const std::string source = route.source == "analytic" ? "" : " (" + route.source + ")";
+    return route.schedule.name + source + (route.reason.empty() ? "" : "; " + route.reason);
   }
 
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
-    const RouteChoice route = mlir_backend::chooseRoute(config_.isa, problem, config_.mlir_schedule);
-    const Schedule& schedule = *route.schedule;
+    const RouteChoice route = routeFor(problem);
+    const Schedule& schedule = route.schedule;
     const bool bf16_c = problem.c_dtype == DType::BF16;
     if (problem.kind == OpKind::Brgemm) {
       // Too many rows for the f32 sum on the stack: row panels that fit, each its own BRGEMM.
@@ -233,9 +237,16 @@ class MlirBackend final : public Backend {
  private:
   std::string target() const { return compiler_.targetDescription(); }
 
+  RouteChoice routeFor(const Problem& problem) const {
+    return mlir_backend::chooseRoute(
+        config_.isa, problem,
+        {.named_schedule = config_.mlir_schedule, .tuned = tuned_.file.empty() ? nullptr : &tuned_, .caches = caches_});
+  }
+
   // The row names why a case left the tile route, if it did.
   KernelInfo describeKernel(const CompiledKernel& kernel, const RouteChoice& route, DType c_dtype) const {
-    KernelInfo info = describe(kernel, *route.schedule, config_.isa, target(), c_dtype);
+    KernelInfo info = describe(kernel, route.schedule, config_.isa, target(), c_dtype);
+    info.schedule_source = route.source;
     if (!route.reason.empty()) info.implementation += "; " + route.reason;
     return info;
   }
@@ -257,11 +268,11 @@ class MlirBackend final : public Backend {
   }
 
   std::unique_ptr<Kernel> prepareBrgemm(const Problem& problem, const RouteChoice& route, const Operands& operands) {
-    if (route.schedule->bInVnniPairs()) {
+    if (route.schedule.bInVnniPairs()) {
       if (problem.c_dtype == DType::BF16) return makeBf16BrgemmKernel<BFloat16>(problem, route, operands);
       return makeBf16BrgemmKernel<float>(problem, route, operands);
     }
-    auto compiled = compileCached(problem, *route.schedule);
+    auto compiled = compileCached(problem, route.schedule);
     KernelInfo info = describeKernel(*compiled, route, problem.c_dtype);
     return std::make_unique<BrgemmKernel>(compiled, operands, std::move(info));
   }
@@ -271,8 +282,8 @@ class MlirBackend final : public Backend {
   template <class CElement>
   std::unique_ptr<Kernel> makeBf16BrgemmKernel(const Problem& problem, const RouteChoice& route,
                                                const Operands& operands) {
-    const Problem pairs = mlir_backend::kernelProblemFor(problem, *route.schedule, caches_);
-    auto compiled = compileCached(pairs, *route.schedule);
+    const Problem pairs = mlir_backend::kernelProblemFor(problem, route.schedule, caches_);
+    auto compiled = compileCached(pairs, route.schedule);
     KernelInfo info = describeKernel(*compiled, route, problem.c_dtype);
     const std::string a_padding = pairs.k == problem.k       ? ""
                                   : pairs.k == problem.k + 1 ? ", A -> even K"
@@ -287,10 +298,10 @@ class MlirBackend final : public Backend {
   std::unique_ptr<Kernel> makeGemmKernel(BlockedGemmOf<Element, CElement> gemm, const RouteChoice& route,
                                          const Operands& operands) {
     const Problem block = gemm.blockProblem();
-    auto compiled = compileCached(block, *route.schedule);
+    auto compiled = compileCached(block, route.schedule);
     KernelInfo info = describeKernel(*compiled, route, block.c_dtype);
     const GemmBlocking& b = gemm.blocking();
-    info.packing = route.schedule->bInVnniPairs()
+    info.packing = route.schedule.bInVnniPairs()
                        ? fmt::format("A -> {0}x{2} blocks, B -> {2}x{1} VNNI blocks, brgemm batch {3}", b.bm, b.bn,
                                      b.bk, gemm.kBlocks())
                        : fmt::format("A,B -> {}x{}x{} blocks, brgemm batch {}", b.bm, b.bn, b.bk, gemm.kBlocks());
@@ -314,6 +325,7 @@ class MlirBackend final : public Backend {
   CacheSizes caches_;  // the host's: they size the GEMM blocks and the kernels' batch chunks
   mlir_backend::MlirCompiler compiler_;
   std::map<std::string, std::shared_ptr<CompiledKernel>> cache_;
+  mlir_backend::TunedSchedules tuned_;
 };
 
 }  // namespace

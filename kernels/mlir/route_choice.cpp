@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "kernels/mlir/amx/amx_payload_ir.h"
+#include "kernels/mlir/tuning/shape_class.h"
 
 namespace nkbench::mlir_backend {
 namespace {
@@ -18,14 +19,26 @@ double tileUtilisation(const Problem& p) {
   return useful / tiles;
 }
 
-RouteChoice chooseRoute(Isa isa, const Problem& problem, const std::string& named_schedule) {
-  const Schedule& chosen = selectSchedule(isa, problem.dtype, named_schedule);
-  if (!named_schedule.empty() || chosen.nanokernel != NanokernelKind::AmxTile) return {&chosen, ""};
+RouteChoice chooseRoute(Isa isa, const Problem& problem, const RouteRequest& request) {
+  if (!request.named_schedule.empty())
+    return {selectSchedule(isa, problem.dtype, request.named_schedule), "", "--schedule"};
+  if (request.tuned) {
+    const auto tuned = request.tuned->by_class.find(shapeClassOf(problem, request.caches));
+    if (tuned != request.tuned->by_class.end())
+      return {selectSchedule(isa, problem.dtype, tuned->second), "", "tuned: " + request.tuned->file};
+  }
+  Schedule chosen = selectSchedule(isa, problem.dtype);
+  if (chosen.nanokernel != NanokernelKind::AmxTile) return {std::move(chosen), "", "analytic"};
   const double utilisation = tileUtilisation(problem);
-  if (utilisation >= kMinTileUtilisation) return {&chosen, ""};
-  return {&selectSchedule(Isa::Avx512Bf16, problem.dtype),
+  if (utilisation >= kMinTileUtilisation) return {std::move(chosen), "", "analytic"};
+  return {selectSchedule(Isa::Avx512Bf16, problem.dtype),
           fmt::format("vector route: the tiles would do {:.0f}% useful work, below {:.0f}%", 100 * utilisation,
-                      100 * kMinTileUtilisation)};
+                      100 * kMinTileUtilisation),
+          "analytic"};
+}
+
+RouteChoice chooseRoute(Isa isa, const Problem& problem, const std::string& named_schedule) {
+  return chooseRoute(isa, problem, RouteRequest{.named_schedule = named_schedule, .tuned = nullptr, .caches = {}});
 }
 
 }  // namespace nkbench::mlir_backend

@@ -1,12 +1,15 @@
-// Which route a bf16 case takes under an AMX cap: the tile kernels, or the vector
-// (dot-product) kernels where the tiles would mostly compute padding. One rule,
-// kept here, so that `run`, `list` and `show` agree.
+// Which schedule a case runs: a named one, a tuned one for its shape class, or
+// the analytic default, and under an AMX cap whether a bf16 case takes the tile
+// kernels or the vector (dot-product) kernels where the tiles would mostly
+// compute padding. One rule, kept here, so that `run`, `list` and `show` agree.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "harness/core/isa.h"
 #include "harness/core/problem.h"
+#include "harness/host/cache_info.h"
 #include "kernels/mlir/schedule.h"
 
 namespace nkbench::mlir_backend {
@@ -22,15 +25,30 @@ inline constexpr double kMinTileUtilisation = 0.25;
 // 16-row and 16-column tiles, K to whole 32-deep tile steps.
 double tileUtilisation(const Problem& problem);
 
-struct RouteChoice {
-  const Schedule* schedule = nullptr;
-  std::string reason;  // why the vector route was taken under an AMX cap; empty otherwise
+// Schedules a tuning file chose for the run's ISA level, by shape class (shape_class.h).
+struct TunedSchedules {
+  std::string file;                            // where they were read from
+  std::map<std::string, std::string> by_class;  // shape class -> schedule name
 };
 
-// The schedule for `problem` under cap `isa`: a named one as is (selectSchedule),
-// otherwise the cap's default, except that under amx or amx-emulated a bf16 case
-// whose tileUtilisation is below kMinTileUtilisation takes the best vector schedule.
+struct RouteRequest {
+  std::string named_schedule;             // --schedule; empty: none
+  const TunedSchedules* tuned = nullptr;  // nullptr: no tuning file
+  CacheSizes caches;                      // the host's: they decide the shape class
+};
+
+struct RouteChoice {
+  Schedule schedule;
+  std::string reason;  // why the vector route was taken under an AMX cap; empty otherwise
+  std::string source;  // "--schedule", "tuned: FILE" or "analytic"
+};
+
+// The schedule for `problem` under cap `isa`: a named one as is (selectSchedule);
+// else the tuned one of its shape class, where the tuning has one; else the
+// cap's default, except that under amx or amx-emulated a bf16 case whose
+// tileUtilisation is below kMinTileUtilisation takes the best vector schedule.
 // Throws nkbench::Error as selectSchedule does.
+RouteChoice chooseRoute(Isa isa, const Problem& problem, const RouteRequest& request);
 RouteChoice chooseRoute(Isa isa, const Problem& problem, const std::string& named_schedule = "");
 
 }  // namespace nkbench::mlir_backend

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,12 +45,32 @@ struct Schedule {
 const std::vector<Schedule>& scheduleTable();
 
 // The schedule for `dtype` under ISA cap `isa`. Without a name: the first table
-// entry of the highest ISA level <= `isa`. With a name: that entry, which must be
-// for `dtype` and within the cap. Throws nkbench::Error naming the problem otherwise.
-const Schedule& selectSchedule(Isa isa, DType dtype, const std::string& name = "");
+// entry of the highest ISA level <= `isa`. With a name: that schedule
+// (parseScheduleSpec), which must be for `dtype` and within the cap. Throws
+// nkbench::Error naming the problem otherwise.
+Schedule selectSchedule(Isa isa, DType dtype, const std::string& name = "");
 
 // The table entry called `name`, or nullptr.
 const Schedule* findSchedule(const std::string& name);
+
+// A table entry, or a schedule of a table family with its own blocks:
+// "FAMILY.MxN[:gemm=BMxBNxBK]", e.g. "avx512.f32.12x32:gemm=96x64x256" (the
+// family's first entry with that register block and GEMM block). The blocks
+// must fit (registerBlockProblem), and the name be written as the schedule's
+// own name spells it. Throws nkbench::Error naming the problem.
+Schedule parseScheduleSpec(const std::string& spec);
+
+// The name parseScheduleSpec reads back as `base`'s family with these blocks.
+std::string scheduleSpecName(const Schedule& base, std::int64_t block_m, std::int64_t block_n,
+                             const std::optional<GemmBlocking>& gemm_block = std::nullopt);
+
+// Why the schedule's register block does not fit the register file (vector
+// registers for accumulators, one step's B vectors and a broadcast; tile
+// registers for C, A and B tiles), or nullopt when it fits.
+std::optional<std::string> registerBlockProblem(const Schedule& schedule);
+
+// Vector registers of a level: 16 ymm below AVX-512, 32 zmm from it.
+std::int64_t vectorRegisters(Isa isa);
 
 // "avx2.f32.6x16, avx2.f32.4x16, ...", for messages and --help.
 std::string scheduleNames();

@@ -65,15 +65,14 @@ namespace {
 Isa scheduleCap(Isa isa) { return isa == Isa::AmxEmulated ? Isa::Amx : isa; }
 }  // namespace
 
-const Schedule& selectSchedule(Isa isa, DType dtype, const std::string& name) {
+Schedule selectSchedule(Isa isa, DType dtype, const std::string& name) {
   if (!name.empty()) {
-    const Schedule* schedule = findSchedule(name);
-    if (!schedule) throw Error(fmt::format("--schedule {}: unknown (known: {})", name, scheduleNames()));
-    if (schedule->dtype != dtype)
-      throw Error(fmt::format("--schedule {} is for {}, not {}", name, toString(schedule->dtype), toString(dtype)));
-    if (schedule->isa > scheduleCap(isa))
-      throw Error(fmt::format("--schedule {} needs {}, above --isa {}", name, toString(schedule->isa), toString(isa)));
-    return *schedule;
+    const Schedule schedule = parseScheduleSpec(name);
+    if (schedule.dtype != dtype)
+      throw Error(fmt::format("--schedule {} is for {}, not {}", name, toString(schedule.dtype), toString(dtype)));
+    if (schedule.isa > scheduleCap(isa))
+      throw Error(fmt::format("--schedule {} needs {}, above --isa {}", name, toString(schedule.isa), toString(isa)));
+    return schedule;
   }
   const Schedule* best = nullptr;
   for (const Schedule& schedule : scheduleTable())

@@ -74,9 +74,23 @@ TEST(Cli, ScheduleOptionSelectsAnotherRegisterBlock) {
                               " --json " + json.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_EQ(readReport(json).at("rows")[0].at("register_block"), "4x16");
-  const Outcome unknown = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --schedule avx2.f32.5x5 " + kQuick);
+  const Outcome unknown = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --schedule avx3.f32.6x16 " + kQuick);
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.output.find("avx2.f32.6x16"), std::string::npos) << unknown.output;
+  // A family's own blocks run when they fit the register file, and are refused with why when not.
+  const Outcome own = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") +
+                                 " --backends mlir --isa avx2 --schedule avx2.f32.3x24 --filter brgemm-8x32 " + kQuick +
+                                 " --json " + json.string());
+  ASSERT_EQ(own.exit_code, 0) << own.output;
+  EXPECT_EQ(readReport(json).at("rows")[0].at("register_block"), "3x24+3x8+2x32");
+  EXPECT_EQ(readReport(json).at("rows")[0].at("schedule"), "avx2.f32.3x24");
+  EXPECT_EQ(readReport(json).at("rows")[0].at("schedule_source"), "--schedule");
+  const Outcome ragged = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --schedule avx2.f32.5x5 " + kQuick);
+  EXPECT_EQ(ragged.exit_code, 2);
+  EXPECT_NE(ragged.output.find("5 columns are not whole vectors of 8 lanes"), std::string::npos) << ragged.output;
+  const Outcome too_big = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --schedule avx2.f32.8x16 " + kQuick);
+  EXPECT_EQ(too_big.exit_code, 2);
+  EXPECT_NE(too_big.output.find("needs 19 vector registers"), std::string::npos) << too_big.output;
 }
 
 TEST(Cli, TinyAndOddShapesVerifyOnEveryBackend) {
@@ -267,7 +281,8 @@ TEST(Cli, ShowCompilesForANamedCpuWithoutRunning) {
   const Outcome route =
       runNkbench(showCase("bf16-brgemm-7x36x5-b2-beta1") + " --isa amx --target-cpu sapphirerapids --stage asm");
   ASSERT_EQ(route.exit_code, 0) << route.output;
-  EXPECT_NE(route.output.find("schedule avx512bf16.bf16.8x32 (vector route: the tiles would do "), std::string::npos)
+  EXPECT_NE(route.output.find("schedule avx512bf16.bf16.8x32 (analytic; vector route: the tiles would do "),
+            std::string::npos)
       << route.output;
   EXPECT_NE(route.output.find("vdpbf16ps"), std::string::npos);
   EXPECT_EQ(route.output.find("tdpbf16ps"), std::string::npos);

@@ -76,7 +76,7 @@ TEST(CsvWriter, HeaderHasTheDocumentedColumnsInOrder) {
   const Record expected = {
       "suite", "case", "kind", "dtype", "c_dtype", "m", "n", "k", "batch", "beta",
       "isa", "isa_used", "backend", "threads",
-      "register_block", "implementation", "nanokernel",
+      "register_block", "schedule", "schedule_source", "implementation", "nanokernel",
       "repetitions", "median_gflops", "best_gflops", "median_ms", "best_ms", "stddev_ms",
       "iqr_ms", "noisy", "peak_fraction", "ratio_to_libxsmm",
       "compile_ms", "pack_ms",

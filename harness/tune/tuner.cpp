@@ -1,0 +1,261 @@
+#include "harness/tune/tuner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <memory>
+
+#include "harness/core/error.h"
+#include "harness/host/cache_info.h"
+#include "harness/host/pinning.h"
+#include "harness/run/case_runner.h"
+#include "harness/run/interrupt.h"
+#include "harness/run/isolated_case.h"
+#include "harness/run/progress.h"
+#include "harness/run/run_metadata.h"
+#include "harness/run/runner.h"
+#include "kernels/mlir/route_choice.h"
+#include "kernels/mlir/tuning/shape_class.h"
+#include "kernels/mlir/tuning/tuning_candidates.h"
+#include "kernels/registry.h"
+
+namespace nkbench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Short timings to rank candidates; the confirmation of the best against the
+// analytic schedule times longer, interleaved, so that drift hits both alike.
+constexpr TimingOptions kRankTiming{.repetitions = 3, .min_time_s = 0.02, .warmup_s = 0.005};
+constexpr TimingOptions kConfirmTiming{.repetitions = 7, .min_time_s = 0.05, .warmup_s = 0.01};
+// A tuned schedule replaces the analytic one only when it wins by more than noise.
+constexpr double kMinGain = 1.02;
+
+struct ClassCases {
+  std::string shape_class;
+  std::vector<SuiteCase> cases;
+};
+
+// The largest, the smallest, then those between, by FLOPs: the class's range first.
+std::vector<SuiteCase> representatives(std::vector<SuiteCase> cases, std::size_t count) {
+  std::stable_sort(cases.begin(), cases.end(),
+                   [](const SuiteCase& a, const SuiteCase& b) { return a.problem.flops() > b.problem.flops(); });
+  std::vector<SuiteCase> chosen;
+  if (cases.empty() || count == 0) return chosen;
+  chosen.push_back(cases.front());
+  if (cases.size() > 1 && count > 1) chosen.push_back(cases.back());
+  for (std::size_t i = 1; i + 1 < cases.size() && chosen.size() < count; ++i) chosen.push_back(cases[i]);
+  return chosen;
+}
+
+struct Measured {
+  std::vector<TuningMeasurement> results;  // one per schedule, in order
+};
+
+class Tuner {
+ public:
+  Tuner(const TuneOptions& options, Isa isa, const CpuFeatures& features)
+      : options_(options), isa_(isa), features_(features) {
+    run_options_.fill = FillMode::ExactInteger;
+    run_options_.isolate = options.isolate;
+    settings_.suite = "tune";
+    settings_.isa = isa;
+    settings_.options = &run_options_;
+  }
+
+  bool budgetLeft() const { return elapsed() < options_.budget_s; }
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  std::size_t measurements() const { return measurements_; }
+
+  // Every schedule on every case, interleaved per case; a schedule whose row on
+  // any case did not pass is out, with the first such row's status and note.
+  Measured measure(const std::vector<SuiteCase>& cases, const std::vector<std::string>& schedules,
+                   const TimingOptions& timing, ProgressBar& progress, const std::string& what) {
+    run_options_.timing = timing;
+    std::vector<std::unique_ptr<Backend>> backends;
+    std::vector<Backend*> pointers;
+    for (const std::string& schedule : schedules) {
+      BackendConfig config;
+      config.isa = isa_;
+      config.host = features_;
+      config.mlir_schedule = schedule;
+      backends.push_back(createBackend("mlir", config));
+      pointers.push_back(backends.back().get());
+    }
+    Measured measured;
+    std::vector<double> log_sums(schedules.size(), 0.0);
+    for (const std::string& schedule : schedules) measured.results.push_back({schedule, 0.0, "passed"});
+    for (const SuiteCase& c : cases) {
+      if (interruptRequested()) break;
+      const StageObserver show = [&](std::size_t b, CaseStage stage, const ResultRow&) {
+        progress.show(b == kNoBackend ? fmt::format("{}: {} {}", what, c.id, toString(stage))
+                                      : fmt::format("{}: {} {}: {}", what, c.id, schedules[b], toString(stage)));
+      };
+      const std::vector<ResultRow> rows = options_.isolate
+                                              ? runCaseIsolated(c, pointers, settings_, {kCaseTimeoutS}, show)
+                                              : runCase(c, pointers, settings_, show);
+      for (std::size_t i = 0; i < rows.size() && i < schedules.size(); ++i) {
+        TuningMeasurement& result = measured.results[i];
+        if (result.status != "passed") continue;
+        if (rows[i].status != VerifyStatus::Passed || rows[i].median_gflops <= 0) {
+          result.status = fmt::format("{} on {}: {}", toString(rows[i].status), c.id, rows[i].note);
+          continue;
+        }
+        log_sums[i] += std::log(rows[i].median_gflops);
+      }
+      measurements_ += schedules.size();
+      progress.caseDone();
+    }
+    for (std::size_t i = 0; i < schedules.size(); ++i)
+      if (measured.results[i].status == "passed")
+        measured.results[i].gflops = std::exp(log_sums[i] / double(std::max<std::size_t>(1, cases.size())));
+    return measured;
+  }
+
+ private:
+  static constexpr double kCaseTimeoutS = 120.0;
+  const TuneOptions& options_;
+  Isa isa_;
+  CpuFeatures features_;
+  RunOptions run_options_;
+  CaseSettings settings_;
+  Clock::time_point start_ = Clock::now();
+  std::size_t measurements_ = 0;
+};
+
+const TuningMeasurement* best(const std::vector<TuningMeasurement>& results) {
+  const TuningMeasurement* winner = nullptr;
+  for (const TuningMeasurement& m : results)
+    if (m.status == "passed" && (!winner || m.gflops > winner->gflops)) winner = &m;
+  return winner;
+}
+
+std::string utcNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+}  // namespace
+
+TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
+  const CpuFeatures features = detectCpuFeatures();
+  std::string isa_error;
+  const std::optional<Isa> isa = resolveIsa(options.isa, features, &isa_error);
+  if (!isa) throw Error(isa_error);
+  const std::vector<SuiteCase> selected = selectCases(suite, options.filter);
+  if (selected.empty()) throw Error(fmt::format("--filter '{}' matches no case of suite '{}'", options.filter, suite.name));
+  const CacheSizes caches = hostCacheSizes();
+  const TuningHost here = thisTuningHost(features, caches);
+
+  TuneSummary summary;
+  std::error_code missing;
+  if (std::filesystem::exists(options.out, missing)) {
+    summary.tuning = readTuningFile(options.out);
+    if (auto mismatch = tuningHostMismatch(summary.tuning.host, here))
+      throw Error(fmt::format("--out {}: holds a tuning for another host ({}): choose another file", options.out.string(),
+                              *mismatch));
+  }
+  summary.tuning.host = here;
+  summary.tuning.nkbench_version = NKBENCH_VERSION;
+
+  // Classes in the order their first case comes in the suite.
+  std::vector<ClassCases> classes;
+  BackendConfig analytic_config;
+  analytic_config.isa = *isa;
+  analytic_config.host = features;
+  const std::unique_ptr<Backend> analytic = createBackend("mlir", analytic_config);
+  summary.tuning.llvm_version = analytic->version();
+  for (const SuiteCase& c : selected) {
+    if (auto reason = analytic->unsupportedReason(c.problem)) {
+      summary.skipped.push_back(fmt::format("{}: {}", c.id, *reason));
+      continue;
+    }
+    const std::string shape_class = mlir_backend::shapeClassOf(c.problem, caches);
+    auto it = std::find_if(classes.begin(), classes.end(),
+                           [&](const ClassCases& known) { return known.shape_class == shape_class; });
+    if (it == classes.end()) it = classes.insert(classes.end(), {shape_class, {}});
+    it->cases.push_back(c);
+  }
+  if (classes.empty()) throw Error(fmt::format("mlir runs no case of suite '{}' under --isa {}", suite.name, toString(*isa)));
+
+  std::string pin_error;
+  pinCurrentThreadToCpu(currentCpu(), &pin_error);
+  Tuner tuner(options, *isa, features);
+  std::size_t steps = 0;
+  for (const ClassCases& k : classes) {
+    const std::size_t cases = std::min(options.cases_per_class, k.cases.size());
+    const bool gemm = k.cases.front().problem.kind == OpKind::Gemm;
+    steps += cases * (gemm ? 3 : 2);  // rank register blocks, (GEMM blocks,) confirm
+  }
+  ProgressBar progress(steps, options.progress);
+  const InterruptScope interrupts;
+  for (const ClassCases& k : classes) {
+    if (interruptRequested()) break;
+    if (!tuner.budgetLeft()) {
+      summary.skipped.push_back(fmt::format("{}: the budget of {:.0f} s was spent", k.shape_class, options.budget_s));
+      continue;
+    }
+    const std::vector<SuiteCase> cases = representatives(k.cases, options.cases_per_class);
+    std::vector<Problem> problems;
+    for (const SuiteCase& c : cases) problems.push_back(c.problem);
+    TunedClass tuned;
+    tuned.isa = std::string(toString(*isa));
+    tuned.shape_class = k.shape_class;
+    tuned.analytic_schedule = mlir_backend::chooseRoute(*isa, problems.front()).schedule.name;
+    tuned.suite = suite.name;
+    for (const SuiteCase& c : cases) tuned.cases.push_back(c.id);
+
+    std::vector<std::string> blocks = mlir_backend::registerBlockCandidates(*isa, problems, caches, options.candidates);
+    if (std::find(blocks.begin(), blocks.end(), tuned.analytic_schedule) == blocks.end())
+      blocks.insert(blocks.begin(), tuned.analytic_schedule);
+    Measured ranked = tuner.measure(cases, blocks, kRankTiming, progress, k.shape_class);
+    tuned.measured = ranked.results;
+    const TuningMeasurement* leader = best(ranked.results);
+    if (leader && problems.front().kind == OpKind::Gemm && tuner.budgetLeft()) {
+      std::vector<std::string> gemm_blocks = mlir_backend::gemmBlockCandidates(leader->schedule);
+      gemm_blocks.erase(gemm_blocks.begin());  // measured already
+      if (!gemm_blocks.empty()) {
+        const std::string leader_name = leader->schedule;
+        Measured around = tuner.measure(cases, gemm_blocks, kRankTiming, progress, k.shape_class);
+        tuned.measured.insert(tuned.measured.end(), around.results.begin(), around.results.end());
+        leader = best(tuned.measured);
+      }
+    }
+    if (!leader) {
+      summary.skipped.push_back(fmt::format("{}: no candidate passed verification", k.shape_class));
+      continue;
+    }
+    // Confirm: the leader against the analytic schedule, timed longer, interleaved.
+    tuned.schedule = tuned.analytic_schedule;
+    if (leader->schedule != tuned.analytic_schedule) {
+      const Measured confirm = tuner.measure(cases, {tuned.analytic_schedule, leader->schedule}, kConfirmTiming,
+                                             progress, k.shape_class + " confirm");
+      tuned.analytic_gflops = confirm.results[0].gflops;
+      tuned.gflops = confirm.results[1].gflops;
+      if (confirm.results[1].status == "passed" && tuned.gflops > kMinGain * tuned.analytic_gflops)
+        tuned.schedule = leader->schedule;
+      else
+        tuned.gflops = tuned.analytic_gflops;
+    } else {
+      tuned.analytic_gflops = tuned.gflops = leader->gflops;
+    }
+    if (interruptRequested()) break;
+    summary.tuning.put(tuned);
+    summary.tuned.push_back(tuned);
+    summary.tuning.created = utcNow();
+    // Written after each class: an interrupted tuning keeps what it measured.
+    writeTuningFile(options.out, summary.tuning);
+  }
+  summary.elapsed_s = tuner.elapsed();
+  summary.measurements = tuner.measurements();
+  return summary;
+}
+
+}  // namespace nkbench

@@ -1,0 +1,55 @@
+#include "harness/tune/tuning_selection.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "harness/core/error.h"
+
+namespace nkbench {
+namespace {
+
+TuningSelection use(const std::filesystem::path& path, const Tuning& tuning, Isa isa) {
+  TuningSelection selection;
+  selection.file = path.string();
+  for (const TunedClass& tuned : tuning.classes)
+    if (tuned.isa == toString(isa)) selection.by_class.emplace(tuned.shape_class, tuned.schedule);
+  return selection;
+}
+
+TuningSelection explicitFile(const std::filesystem::path& path, const std::string& what, Isa isa,
+                             const TuningHost& here) {
+  const Tuning tuning = readTuningFile(path);
+  if (auto mismatch = tuningHostMismatch(tuning.host, here))
+    throw Error(fmt::format("{} {}: not for this host: {}", what, path.string(), *mismatch));
+  return use(path, tuning, isa);
+}
+
+}  // namespace
+
+TuningSelection selectTuning(const std::string& option, Isa isa, const TuningHost& here) {
+  if (option == "none") return {};
+  if (option != "auto") return explicitFile(option, "--tuning", isa, here);
+  if (const char* set = std::getenv("NKBENCH_TUNING"); set && *set) {
+    if (std::string_view(set) == "none") return {};
+    return explicitFile(set, "NKBENCH_TUNING", isa, here);
+  }
+  const std::filesystem::path found = defaultTuningPath();
+  std::error_code error;
+  if (!std::filesystem::exists(found, error)) return {};
+  try {
+    const Tuning tuning = readTuningFile(found);
+    if (auto mismatch = tuningHostMismatch(tuning.host, here)) {
+      TuningSelection none;
+      none.warning = fmt::format("warning: tuning file {} not used: {}", found.string(), *mismatch);
+      return none;
+    }
+    return use(found, tuning, isa);
+  } catch (const Error& bad) {
+    TuningSelection none;
+    none.warning = fmt::format("warning: {}; the analytic schedules are used", bad.what());
+    return none;
+  }
+}
+
+}  // namespace nkbench

@@ -1,0 +1,127 @@
+#include "kernels/mlir/tuning/tuning_candidates.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <utility>
+
+#include "kernels/mlir/vector/register_block_plan.h"
+
+namespace nkbench::mlir_backend {
+namespace {
+
+constexpr double kFmaPorts = 2.0;
+constexpr double kLoadPorts = 2.0;
+constexpr double kFmaLatency = 4.0;
+constexpr std::int64_t kMaxBlockRows = 16;
+constexpr std::int64_t kMaxBlockVectors = 6;
+
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+double brgemmCycles(const Problem& p, const Schedule& schedule, const CacheSizes& caches) {
+  const RegisterBlockPlan plan = planRegisterBlocks(p, schedule, caches);
+  const std::int64_t k_steps = schedule.nanokernel == NanokernelKind::Bf16Dot ? ceilDiv(p.k, 2) : p.k;
+  const double ways = double(std::max<std::int64_t>(1, plan.split.ways));
+  // The widening route converts each B vector and each broadcast of A as it loads them.
+  const double widen_ops = schedule.nanokernel == NanokernelKind::Bf16WidenFma ? 1.0 : 0.0;
+  double cycles = 0;
+  for (const RowBand& band : plan.bands)
+    for (const ColumnPanel& panel : band.panels) {
+      const double blocks = double(band.size / band.rows) * double(panel.size / panel.cols);
+      const double vectors = double(ceilDiv(panel.cols, panel.lanes));
+      const double rows = double(band.rows);
+      const double fmas = rows * vectors;
+      const double loads = vectors + rows;
+      const double step = std::max({(fmas + widen_ops * loads) / kFmaPorts, loads / kLoadPorts, kFmaLatency / ways});
+      cycles += blocks * (double(p.batch * k_steps) * step + 2 * fmas);  // + C in and out
+    }
+  return cycles;
+}
+
+// The families (schedule name prefixes) of each nanokernel the cap allows for
+// `dtype`, the highest level of each; their first table entry stands for them.
+std::vector<const Schedule*> familyBases(Isa isa, DType dtype) {
+  const Isa cap = isa == Isa::AmxEmulated ? Isa::Avx512Bf16 : isa;
+  std::vector<const Schedule*> bases;
+  for (const Schedule& s : scheduleTable()) {
+    if (s.dtype != dtype || s.isa > cap) continue;
+    auto same_kind = std::find_if(bases.begin(), bases.end(),
+                                  [&](const Schedule* b) { return b->nanokernel == s.nanokernel; });
+    if (same_kind == bases.end())
+      bases.push_back(&s);
+    else if ((*same_kind)->isa < s.isa)
+      *same_kind = &s;
+  }
+  return bases;
+}
+
+}  // namespace
+
+double estimatedCycles(const Problem& p, const Schedule& schedule, const CacheSizes& caches) {
+  if (p.kind == OpKind::Brgemm) return brgemmCycles(p, schedule, caches);
+  // A GEMM: its blocks, each a BRGEMM over the K blocks.
+  const GemmBlocking& block = schedule.gemm_block;
+  Problem brgemm = p;
+  brgemm.kind = OpKind::Brgemm;
+  brgemm.m = std::min(p.m, block.bm);
+  brgemm.n = std::min(p.n, block.bn);
+  brgemm.k = std::min(p.k, block.bk);
+  brgemm.batch = ceilDiv(p.k, brgemm.k);
+  brgemm.accumulate = false;
+  return double(ceilDiv(p.m, brgemm.m) * ceilDiv(p.n, brgemm.n)) * brgemmCycles(brgemm, schedule, caches);
+}
+
+std::vector<std::string> registerBlockCandidates(Isa isa, const std::vector<Problem>& problems,
+                                                 const CacheSizes& caches, std::size_t count) {
+  if (problems.empty()) return {};
+  const DType dtype = problems.front().dtype;
+  std::vector<std::string> names = {selectSchedule(isa, dtype).name};
+  std::vector<std::pair<double, std::string>> ranked;
+  for (const Schedule* base : familyBases(isa, dtype)) {
+    if (base->nanokernel == NanokernelKind::AmxTile) {
+      for (const Schedule& s : scheduleTable())
+        if (s.nanokernel == NanokernelKind::AmxTile && s.name != names.front()) names.push_back(s.name);
+      continue;
+    }
+    for (std::int64_t vectors = 1; vectors <= kMaxBlockVectors; ++vectors)
+      for (std::int64_t rows = 1; rows <= kMaxBlockRows; ++rows) {
+        Schedule s = *base;
+        s.block_m = rows;
+        s.block_n = vectors * base->vector_lanes;
+        if (registerBlockProblem(s)) continue;
+        double cycles = 0;
+        for (const Problem& p : problems) cycles += std::log(estimatedCycles(p, s, caches));
+        ranked.emplace_back(cycles, scheduleSpecName(*base, rows, s.block_n));
+      }
+  }
+  std::stable_sort(ranked.begin(), ranked.end());
+  const std::size_t wanted = names.size() + count;
+  for (const auto& [cycles, name] : ranked) {
+    if (names.size() >= wanted) break;
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  return names;
+}
+
+std::vector<std::string> gemmBlockCandidates(const std::string& name) {
+  const Schedule s = parseScheduleSpec(name);
+  if (s.nanokernel == NanokernelKind::AmxTile) return {name};
+  const std::string family_name = name.substr(0, name.find(':'));
+  const Schedule base = parseScheduleSpec(family_name);
+  auto whole = [](std::int64_t value, std::int64_t multiple) { return std::max(multiple, value / multiple * multiple); };
+  const GemmBlocking& g = s.gemm_block;
+  std::vector<GemmBlocking> blocks = {g};
+  for (const GemmBlocking& b : {GemmBlocking{g.bm * 2, g.bn, g.bk}, GemmBlocking{g.bm / 2, g.bn, g.bk},
+                                GemmBlocking{g.bm, g.bn * 2, g.bk}, GemmBlocking{g.bm, g.bn, g.bk * 2},
+                                GemmBlocking{g.bm, g.bn, g.bk / 2}})
+    blocks.push_back({whole(b.bm, s.block_m), whole(b.bn, s.block_n), std::max<std::int64_t>(16, b.bk)});
+  std::vector<std::string> names;
+  for (const GemmBlocking& b : blocks) {
+    const std::string candidate = scheduleSpecName(base, s.block_m, s.block_n, b);
+    if (std::find(names.begin(), names.end(), candidate) == names.end()) names.push_back(candidate);
+  }
+  names.front() = name;
+  return names;
+}
+
+}  // namespace nkbench::mlir_backend
