@@ -37,7 +37,7 @@ std::string families() {
 
 // A positive decimal number without sign or leading zeros, or nullopt.
 std::optional<std::int64_t> readCount(std::string_view text) {
-  if (text.empty() || text.size() > 6 || text[0] == '0') return std::nullopt;
+  if (text.empty() || text.size() > 6 || text[0] < '1' || text[0] > '9') return std::nullopt;
   std::int64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;

@@ -96,10 +96,20 @@ std::vector<std::string> registerBlockCandidates(Isa isa, const std::vector<Prob
   }
   std::stable_sort(ranked.begin(), ranked.end());
   const std::size_t wanted = names.size() + count;
-  for (const auto& [cycles, name] : ranked) {
-    if (names.size() >= wanted) break;
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  auto add = [&](const std::string& name) {
+    if (names.size() < wanted && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  // Each family's best first, so that every nanokernel kind is measured; then by estimate.
+  for (const Schedule* base : familyBases(isa, dtype)) {
+    const std::string family = scheduleSpecName(*base, 1, 1);
+    const std::string prefix = family.substr(0, family.size() - 3);  // "FAMILY."
+    for (const auto& [cycles, name] : ranked)
+      if (name.rfind(prefix, 0) == 0) {
+        add(name);
+        break;
+      }
   }
+  for (const auto& [cycles, name] : ranked) add(name);
   return names;
 }
 

@@ -1,0 +1,126 @@
+// `nkbench tune` end to end: it writes a tuning file of verified measurements,
+// and `run` uses it, naming the schedule and where it came from in each row.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/cli/cli_test_support.h"
+
+namespace {
+
+using namespace cli_test;
+
+// Two shape classes (a 64x64 BRGEMM block, and a 9-row one), three cases.
+fs::path tuneSuite() {
+  const fs::path suite = tempPath("tune.yaml");
+  std::ofstream(suite) << "suite: tune\ncases:\n"
+                          "  - {id: big, kind: brgemm, shape: [64, 64, 16], batch: 2}\n"
+                          "  - {id: big-beta1, kind: brgemm, shape: [48, 80, 16], batch: 2, beta: 1}\n"
+                          "  - {id: narrow, kind: brgemm, shape: [9, 20, 16], batch: 2}\n";
+  return suite;
+}
+
+const char* kQuickTune = " --isa avx2 --candidates 2 --cases-per-class 2 --quiet";
+
+TEST(Tune, WritesVerifiedMeasurementsPerShapeClassAndRunUsesThem) {
+  const fs::path tuning = tempPath("tuning.json");
+  fs::remove(tuning);
+  const Outcome tune = runNkbench("tune --suite " + tuneSuite().string() + " --out " + tuning.string() + kQuickTune);
+  ASSERT_EQ(tune.exit_code, 0) << tune.output;
+  EXPECT_NE(tune.output.find("tuned 2 shape classes"), std::string::npos) << tune.output;
+  const nlohmann::json file = readReport(tuning);
+  ASSERT_EQ(file.at("classes").size(), 2u);
+  std::map<std::string, std::string> chosen;
+  for (const auto& tuned : file.at("classes")) {
+    EXPECT_EQ(tuned.at("isa"), "avx2");
+    EXPECT_EQ(tuned.at("analytic_schedule"), "avx2.f32.6x16");
+    // The analytic schedule and two more were measured, every one verified.
+    ASSERT_GE(tuned.at("measured").size(), 3u);
+    for (const auto& m : tuned.at("measured")) {
+      EXPECT_EQ(m.at("status"), "passed") << m;
+      EXPECT_GT(m.at("gflops").get<double>(), 0.0);
+    }
+    EXPECT_GT(tuned.at("gflops").get<double>(), 0.0);
+    // The footprint part of the class depends on the host's caches.
+    const std::string shape_class = tuned.at("shape_class");
+    if (shape_class.rfind("brgemm f32 m32+ n64+ ", 0) == 0) chosen["big"] = tuned.at("schedule");
+    if (shape_class.rfind("brgemm f32 m8-31 n16-63 ", 0) == 0) chosen["narrow"] = tuned.at("schedule");
+  }
+  ASSERT_EQ(chosen.size(), 2u) << file.dump(1);
+
+  const fs::path json = tempPath("tuned-run.json");
+  const Outcome run = runNkbench("run --suite " + tuneSuite().string() + " --backends mlir --isa avx2 --tuning " +
+                                 tuning.string() + " " + kQuick + " --json " + json.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json report = readReport(json);
+  EXPECT_EQ(report.at("metadata").at("tuning"), tuning.string());
+  for (const auto& row : report.at("rows")) {
+    EXPECT_EQ(row.at("status"), "passed");
+    EXPECT_EQ(row.at("schedule_source"), "tuned: " + tuning.string());
+    EXPECT_EQ(row.at("schedule"), chosen.at(row.at("case") == "narrow" ? "narrow" : "big")) << row.at("case");
+  }
+  // --tuning none: the analytic schedules.
+  const Outcome analytic = runNkbench("run --suite " + tuneSuite().string() + " --backends mlir --isa avx2 --tuning none " +
+                                      kQuick + " --json " + json.string());
+  ASSERT_EQ(analytic.exit_code, 0) << analytic.output;
+  for (const auto& row : readReport(json).at("rows")) {
+    EXPECT_EQ(row.at("schedule"), "avx2.f32.6x16");
+    EXPECT_EQ(row.at("schedule_source"), "analytic");
+  }
+  // A second tuning of one class keeps the other.
+  const Outcome again = runNkbench("tune --suite " + tuneSuite().string() + " --filter narrow --out " +
+                                   tuning.string() + kQuickTune);
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(readReport(tuning).at("classes").size(), 2u);
+}
+
+TEST(Tune, TheDefaultLocationIsFoundAndAnotherHostsFileIsRefused) {
+  const fs::path cache_home = tempPath("xdg");
+  fs::remove_all(cache_home);
+  const std::string environment = "-u NKBENCH_TUNING XDG_CACHE_HOME=" + cache_home.string();
+  const Outcome tune = runNkbench("tune --suite " + tuneSuite().string() + " --filter narrow" + kQuickTune, environment);
+  ASSERT_EQ(tune.exit_code, 0) << tune.output;
+  const fs::path found = cache_home / "nkbench" / "tuning.json";
+  ASSERT_TRUE(fs::exists(found)) << tune.output;
+  const Outcome list = runNkbench("list --isa avx2 --backends mlir --suite " + tuneSuite().string(), environment);
+  EXPECT_NE(list.output.find("tuning: " + found.string()), std::string::npos) << list.output;
+
+  // The same file claimed for another CPU: refused when given, skipped with a warning when found.
+  std::ifstream in(found);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t model = text.find("\"cpu_model\": \"") + 14;
+  text.insert(model, "Another ");
+  std::ofstream(found) << text;
+  const Outcome given = runNkbench("run --suite " + tuneSuite().string() + " --isa avx2 --backends mlir --tuning " +
+                                   found.string() + " " + kQuick);
+  EXPECT_EQ(given.exit_code, 2);
+  EXPECT_NE(given.output.find("not for this host: it was tuned on 'Another "), std::string::npos) << given.output;
+  const fs::path json = tempPath("found-run.json");
+  const Outcome skipped = runNkbench("run --suite " + tuneSuite().string() + " --isa avx2 --backends mlir " + kQuick +
+                                         " --json " + json.string(),
+                                     environment);
+  EXPECT_EQ(skipped.exit_code, 0) << skipped.output;
+  EXPECT_NE(skipped.output.find("warning: tuning file " + found.string() + " not used"), std::string::npos)
+      << skipped.output;
+  for (const auto& row : readReport(json).at("rows")) EXPECT_EQ(row.at("schedule_source"), "analytic");
+  // tune refuses to overwrite it.
+  const Outcome overwrite = runNkbench("tune --suite " + tuneSuite().string() + kQuickTune, environment);
+  EXPECT_EQ(overwrite.exit_code, 2);
+  EXPECT_NE(overwrite.output.find("another host"), std::string::npos) << overwrite.output;
+}
+
+TEST(Tune, ASpentBudgetLeavesTheRestAnalytic) {
+  const fs::path tuning = tempPath("budget.json");
+  fs::remove(tuning);
+  const Outcome tune =
+      runNkbench("tune --suite " + tuneSuite().string() + " --out " + tuning.string() + " --budget 0.001 --no-isolate" +
+                 kQuickTune);
+  ASSERT_EQ(tune.exit_code, 0) << tune.output;
+  // The first class is measured (the budget is checked before each), the second is not.
+  EXPECT_NE(tune.output.find("not tuned: brgemm f32 m8-31 n16-63 "), std::string::npos) << tune.output;
+  EXPECT_NE(tune.output.find(": the budget of 0 s was spent"), std::string::npos)
+      << tune.output;
+  EXPECT_EQ(readReport(tuning).at("classes").size(), 1u);
+}
+
+}  // namespace

@@ -1,0 +1,185 @@
+// Tuning files: what they hold reads back, bad content is an error naming the
+// key, and a file is used only on the host it was measured on.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "harness/core/error.h"
+#include "harness/tune/tuning_file.h"
+#include "harness/tune/tuning_selection.h"
+
+namespace nkbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path tempFile(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("nkbench-tuning-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+TuningHost host() { return {"Some CPU", {"avx2", "fma", "avx512f"}, CacheSizes{48 * 1024, 1 << 20, 32 << 20}}; }
+
+TunedClass tuned(const std::string& isa, const std::string& shape_class, const std::string& schedule) {
+  TunedClass t;
+  t.isa = isa;
+  t.shape_class = shape_class;
+  t.schedule = schedule;
+  t.analytic_schedule = "avx512.f32.8x32";
+  t.gflops = 90;
+  t.analytic_gflops = 80;
+  t.suite = "s";
+  t.cases = {"a", "b"};
+  t.measured = {{"avx512.f32.8x32", 80, "passed"}, {schedule, 90, "passed"}, {"avx512.f32.1x16", 0, "failed on a: x"}};
+  return t;
+}
+
+Tuning sample() {
+  Tuning tuning;
+  tuning.host = host();
+  tuning.llvm_version = "MLIR 22.1.8";
+  tuning.nkbench_version = "0.1";
+  tuning.created = "2026-12-03T00:00:00Z";
+  tuning.put(tuned("avx512", "brgemm f32 m8-31 n16-63 l1", "avx512.f32.12x32"));
+  tuning.put(tuned("avx512-bf16", "brgemm f32 m8-31 n16-63 l1", "avx512.f32.16x16"));
+  return tuning;
+}
+
+// Environment variables the selection reads, set for one test and restored.
+class TuningEnvironment : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* name : {"NKBENCH_TUNING", "XDG_CACHE_HOME"})
+      if (const char* value = std::getenv(name)) saved_.emplace_back(name, value);
+    unsetenv("NKBENCH_TUNING");
+    setenv("XDG_CACHE_HOME", tempFile("xdg").c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("NKBENCH_TUNING");
+    unsetenv("XDG_CACHE_HOME");
+    for (const auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> saved_;
+};
+
+TEST(TuningFile, WhatIsWrittenReadsBack) {
+  const fs::path path = tempFile("round-trip/tuning.json");
+  writeTuningFile(path, sample());
+  const Tuning read = readTuningFile(path);
+  EXPECT_EQ(read.host.cpu_model, "Some CPU");
+  EXPECT_EQ(read.host.isa_flags, host().isa_flags);
+  EXPECT_EQ(read.host.caches.l1d_bytes, 48 * 1024);
+  ASSERT_EQ(read.classes.size(), 2u);
+  const TunedClass* t = read.find("avx512-bf16", "brgemm f32 m8-31 n16-63 l1");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->schedule, "avx512.f32.16x16");
+  ASSERT_EQ(t->measured.size(), 3u);
+  EXPECT_EQ(t->measured[2].status, "failed on a: x");
+  EXPECT_EQ(read.find("avx2", "brgemm f32 m8-31 n16-63 l1"), nullptr);
+}
+
+TEST(TuningFile, PutReplacesTheSameClassOnly) {
+  Tuning tuning = sample();
+  tuning.put(tuned("avx512", "brgemm f32 m8-31 n16-63 l1", "avx512.f32.4x64"));
+  tuning.put(tuned("avx512", "gemm f32 m32+ n64+ mem", "avx512.f32.8x32:gemm=128x32x256"));
+  ASSERT_EQ(tuning.classes.size(), 3u);
+  EXPECT_EQ(tuning.find("avx512", "brgemm f32 m8-31 n16-63 l1")->schedule, "avx512.f32.4x64");
+  EXPECT_EQ(tuning.find("avx512-bf16", "brgemm f32 m8-31 n16-63 l1")->schedule, "avx512.f32.16x16");
+}
+
+TEST(TuningFile, BadContentNamesTheFileAndTheKey) {
+  auto error = [](const std::string& text) {
+    const fs::path path = tempFile("bad.json");
+    std::ofstream(path) << text;
+    try {
+      readTuningFile(path);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error("{").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(error("[]").find("not a JSON object"), std::string::npos);
+  EXPECT_NE(error(R"({"nkbench_tuning": 2})").find("format 2"), std::string::npos);
+  EXPECT_NE(error(R"({"nkbench_tuning": 1})").find("'host'"), std::string::npos);
+  fs::path good = tempFile("good.json");
+  writeTuningFile(good, sample());
+  std::ifstream in(good);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string wrong_type = std::string(text).replace(text.find("\"gflops\": 90.0"), 14, "\"gflops\": \"90\"");
+  const std::string message = error(wrong_type);
+  EXPECT_NE(message.find("'gflops' must be a number"), std::string::npos) << message;
+  EXPECT_NE(message.find("bad.json"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+  EXPECT_NE(error("{}").find("'nkbench_tuning' is missing"), std::string::npos);
+  EXPECT_NE(error(fs::path(good).replace_filename("absent.json").string()).find("not valid JSON"), std::string::npos);
+}
+
+TEST(TuningFile, AnotherHostIsAMismatchWithWhy) {
+  EXPECT_FALSE(tuningHostMismatch(host(), host()));
+  TuningHost other = host();
+  other.cpu_model = "Other CPU";
+  EXPECT_NE(tuningHostMismatch(host(), other)->find("'Other CPU'"), std::string::npos);
+  other = host();
+  other.isa_flags.pop_back();  // a host class mask, say
+  EXPECT_NE(tuningHostMismatch(host(), other)->find("ISA flags"), std::string::npos);
+  other = host();
+  other.caches.l2_bytes *= 2;
+  EXPECT_NE(tuningHostMismatch(host(), other)->find("caches"), std::string::npos);
+}
+
+TEST_F(TuningEnvironment, NoneAndAnAbsentDefaultMeanTheAnalyticSchedules) {
+  EXPECT_TRUE(selectTuning("none", Isa::Avx512, host()).file.empty());
+  const TuningSelection absent = selectTuning("auto", Isa::Avx512, host());
+  EXPECT_TRUE(absent.file.empty());
+  EXPECT_TRUE(absent.warning.empty());
+}
+
+TEST_F(TuningEnvironment, TheDefaultFileIsFoundAndGivesTheRunsLevel) {
+  writeTuningFile(defaultTuningPath(), sample());
+  EXPECT_EQ(defaultTuningPath(), tempFile("xdg") / "nkbench" / "tuning.json");
+  const TuningSelection found = selectTuning("auto", Isa::Avx512, host());
+  EXPECT_EQ(found.file, defaultTuningPath().string());
+  ASSERT_EQ(found.by_class.size(), 1u);
+  EXPECT_EQ(found.by_class.at("brgemm f32 m8-31 n16-63 l1"), "avx512.f32.12x32");
+  EXPECT_TRUE(selectTuning("auto", Isa::Avx2, host()).by_class.empty());
+  // NKBENCH_TUNING=none switches a found file off.
+  setenv("NKBENCH_TUNING", "none", 1);
+  EXPECT_TRUE(selectTuning("auto", Isa::Avx512, host()).file.empty());
+}
+
+TEST_F(TuningEnvironment, AFoundFileOfAnotherHostIsSkippedWithAWarning) {
+  Tuning other = sample();
+  other.host.cpu_model = "Other CPU";
+  writeTuningFile(defaultTuningPath(), other);
+  const TuningSelection found = selectTuning("auto", Isa::Avx512, host());
+  EXPECT_TRUE(found.file.empty());
+  EXPECT_NE(found.warning.find("not used"), std::string::npos);
+  EXPECT_NE(found.warning.find("Other CPU"), std::string::npos);
+  std::ofstream(defaultTuningPath()) << "{ broken";
+  EXPECT_NE(selectTuning("auto", Isa::Avx512, host()).warning.find("not valid JSON"), std::string::npos);
+}
+
+TEST_F(TuningEnvironment, AGivenFileOfAnotherHostIsAnError) {
+  Tuning other = sample();
+  other.host.cpu_model = "Other CPU";
+  const fs::path path = tempFile("other.json");
+  writeTuningFile(path, other);
+  try {
+    selectTuning(path.string(), Isa::Avx512, host());
+    FAIL() << "a tuning of another host was used";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("--tuning " + path.string() + ": not for this host"), std::string::npos);
+  }
+  setenv("NKBENCH_TUNING", path.c_str(), 1);
+  EXPECT_THROW(selectTuning("auto", Isa::Avx512, host()), Error);
+  EXPECT_THROW(selectTuning(tempFile("absent.json").string(), Isa::Avx512, host()), Error);
+}
+
+}  // namespace
+}  // namespace nkbench
