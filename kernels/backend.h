@@ -68,6 +68,10 @@ struct BackendConfig {
   // shape class (kernels/mlir/tuning/shape_class.h); file empty: no tuning file.
   std::string mlir_tuning_file;
   std::map<std::string, std::string> mlir_tuned_schedules;
+  // Measured single-core peaks (harness/host/peak.h, measureBf16RoutePeaks)
+  // that choose mlir's bf16 vector route; 0: not measured (the dot product).
+  double fp32_fma_peak_gflops = 0.0;
+  double bf16_dot_peak_gflops = 0.0;
 };
 
 class Backend {

@@ -10,6 +10,7 @@
 #include "harness/cli/shard_option.h"
 #include "harness/core/host_class.h"
 #include "harness/host/cache_info.h"
+#include "harness/host/peak.h"
 #include "harness/run/runner.h"
 #include "harness/suite/suite.h"
 #include "harness/tune/tuning_selection.h"
@@ -57,20 +58,26 @@ int list(const ListArguments& args) {
   std::cout << fmt::format("tuning: {}\n", tuning.file.empty() ? "none (analytic schedules)" : tuning.file);
   config.mlir_tuning_file = tuning.file;
   config.mlir_tuned_schedules = tuning.by_class;
+  const std::optional<Suite> suite = args.suite.empty() ? std::nullopt : std::optional<Suite>(loadSuite(args.suite));
+  const std::vector<SuiteCase> selected = suite ? selectCases(*suite, args.filter) : std::vector<SuiteCase>{};
+  // The bf16 route depends on two measured peaks, as in `run`.
+  const bool any_bf16 = std::any_of(selected.begin(), selected.end(),
+                                    [](const SuiteCase& c) { return c.problem.dtype == DType::BF16; });
+  const Bf16RoutePeaks peaks = measureBf16RoutePeaks(*isa, any_bf16);
+  config.fp32_fma_peak_gflops = peaks.fp32_fma_gflops;
+  config.bf16_dot_peak_gflops = peaks.bf16_dot_gflops;
   std::vector<std::unique_ptr<Backend>> backends;
   for (const std::string& name : args.backends) backends.push_back(createBackend(name, config));
   for (const BackendEntry& entry : knownBackends()) {
-    auto selected = std::find_if(backends.begin(), backends.end(),
-                                 [&](const auto& backend) { return backend->name() == entry.name; });
+    auto backend = std::find_if(backends.begin(), backends.end(),
+                                [&](const auto& created) { return created->name() == entry.name; });
     std::cout << fmt::format("  {:<14} {:<24} {}\n", entry.name,
-                             selected == backends.end() ? "[not selected]" : (*selected)->version(), entry.description);
+                             backend == backends.end() ? "[not selected]" : (*backend)->version(), entry.description);
   }
 
-  if (args.suite.empty()) return kExitOk;
-  const Suite suite = loadSuite(args.suite);
-  std::cout << fmt::format("\nsuite {} ({}){}:\n", suite.name, suite.path.string(),
+  if (!suite) return kExitOk;
+  std::cout << fmt::format("\nsuite {} ({}){}:\n", suite->name, suite->path.string(),
                            shard ? ", shard " + toString(*shard) : "");
-  const std::vector<SuiteCase> selected = selectCases(suite, args.filter);
   for (const SuiteCase& c : shard ? casesOfShard(selected, *shard) : selected) {
     std::cout << fmt::format("  {:<28} {}\n", c.id, c.problem.describe());
     for (const auto& backend : backends) {

@@ -8,6 +8,7 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/isa_option.h"
 #include "harness/host/cache_info.h"
+#include "harness/host/peak.h"
 #include "harness/suite/suite.h"
 #include "harness/tune/tuning_selection.h"
 #include "kernels/mlir/kernel_problem.h"
@@ -69,17 +70,20 @@ int show(const ShowArguments& args) {
   const bool for_host = args.target_cpu.empty();
   const Isa isa = showIsa(args.isa, for_host);
   const CacheSizes caches = hostCacheSizes();
-  // Tuned schedules are the host's: a named CPU gets the analytic ones.
+  // Tuned schedules and measured peaks are the host's: a named CPU gets the analytic schedules.
   mlir_backend::TunedSchedules tuned;
+  mlir_backend::RouteRequest request;
+  request.named_schedule = args.schedule;
+  request.caches = caches;
   if (for_host) {
-    const TuningSelection tuning =
-        selectTuning(args.tuning, isa, thisTuningHost(detectCpuFeatures(), caches));
+    const TuningSelection tuning = selectTuning(args.tuning, isa, thisTuningHost(detectCpuFeatures(), caches));
     if (!tuning.warning.empty()) std::cerr << tuning.warning << "\n";
     tuned = {tuning.file, tuning.by_class};
+    if (!tuned.file.empty()) request.tuned = &tuned;
+    const Bf16RoutePeaks peaks = measureBf16RoutePeaks(isa, c.problem.dtype == DType::BF16);
+    request.peaks = {peaks.fp32_fma_gflops, peaks.bf16_dot_gflops};
   }
-  const mlir_backend::RouteChoice route = mlir_backend::chooseRoute(
-      isa, c.problem,
-      {.named_schedule = args.schedule, .tuned = tuned.file.empty() ? nullptr : &tuned, .caches = caches});
+  const mlir_backend::RouteChoice route = mlir_backend::chooseRoute(isa, c.problem, request);
   const mlir_backend::Schedule& schedule = route.schedule;
   const Problem kernel = mlir_backend::kernelProblemFor(c.problem, schedule, caches);
   // The host by its feature bits, as `run` compiles (a VM's CPU name can lack

@@ -211,4 +211,9 @@ Bf16Peak bf16PeakFor(Isa run_isa, bool any_bf16_case) {
   return run_isa == Isa::Amx ? Bf16Peak::Tiles : Bf16Peak::DotProduct;
 }
 
+Bf16RoutePeaks measureBf16RoutePeaks(Isa run_isa, bool any_bf16_case) {
+  if (!any_bf16_case || run_isa < Isa::Avx512Bf16) return {};
+  return {measureFp32PeakGflops(Isa::Avx512), measureBf16DotPeakGflops()};
+}
+
 }  // namespace nkbench

@@ -30,4 +30,14 @@ double measureAmxBf16PeakGflops();
 enum class Bf16Peak { None, DotProduct, Tiles };
 Bf16Peak bf16PeakFor(Isa run_isa, bool any_bf16_case);
 
+// The two peaks that choose the bf16 vector route (mlir's route_choice.h: the
+// dot product, or f32 FMAs where vdpbf16ps is slower), measured only where
+// they decide something: bf16 cases under a cap of avx512-bf16 or above
+// (amx-emulated and amx included: their vector route). 0 and 0 otherwise.
+struct Bf16RoutePeaks {
+  double fp32_fma_gflops = 0.0;
+  double bf16_dot_gflops = 0.0;
+};
+Bf16RoutePeaks measureBf16RoutePeaks(Isa run_isa, bool any_bf16_case);
+
 }  // namespace nkbench

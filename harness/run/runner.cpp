@@ -95,12 +95,18 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   if (!tuning.warning.empty()) std::cerr << tuning.warning << "\n";
   config.mlir_tuning_file = tuning.file;
   config.mlir_tuned_schedules = tuning.by_class;
-  std::vector<std::unique_ptr<Backend>> backends = createBackends(options.backends, config);
 
   // One core, pinned: the timings are single-core figures.
   std::string pin_error;
   if (!pinCurrentThreadToCpu(currentCpu(), &pin_error) && options.progress)
     std::cerr << "warning: cannot pin to one core: " << pin_error << "\n";
+  const bool any_bf16 = std::any_of(cases.begin(), cases.end(),
+                                    [](const SuiteCase& c) { return c.problem.dtype == DType::BF16; });
+  // The peaks that choose the bf16 route are the run's own, measured once.
+  const Bf16RoutePeaks route_peaks = measureBf16RoutePeaks(*isa, any_bf16);
+  config.fp32_fma_peak_gflops = route_peaks.fp32_fma_gflops;
+  config.bf16_dot_peak_gflops = route_peaks.bf16_dot_gflops;
+  std::vector<std::unique_ptr<Backend>> backends = createBackends(options.backends, config);
 
   RunSummary summary;
   summary.metadata = collectRunMetadata(features);
@@ -114,16 +120,17 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   summary.metadata.tuning = tuning.file.empty() ? "none" : tuning.file;
   summary.metadata.command_line = options.command_line;
   summary.metadata.measured_clock_ghz = measureCoreClockGhz();
-  summary.metadata.peak_gflops = measureFp32PeakGflops(*isa);
-  const bool any_bf16 = std::any_of(cases.begin(), cases.end(),
-                                    [](const SuiteCase& c) { return c.problem.dtype == DType::BF16; });
+  // From avx512 up the fp32 peak is that of ZMM FMAs, as the route's.
+  summary.metadata.peak_gflops =
+      route_peaks.fp32_fma_gflops > 0 ? route_peaks.fp32_fma_gflops : measureFp32PeakGflops(*isa);
   switch (bf16PeakFor(*isa, any_bf16)) {
     case Bf16Peak::Tiles:
       summary.metadata.bf16_peak_gflops = measureAmxBf16PeakGflops();
       summary.metadata.bf16_peak_instruction = "tdpbf16ps";
       break;
     case Bf16Peak::DotProduct:
-      summary.metadata.bf16_peak_gflops = measureBf16DotPeakGflops();
+      summary.metadata.bf16_peak_gflops =
+          route_peaks.bf16_dot_gflops > 0 ? route_peaks.bf16_dot_gflops : measureBf16DotPeakGflops();
       summary.metadata.bf16_peak_instruction = "vdpbf16ps";
       break;
     case Bf16Peak::None:

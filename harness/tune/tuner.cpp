@@ -10,6 +10,7 @@
 
 #include "harness/core/error.h"
 #include "harness/host/cache_info.h"
+#include "harness/host/peak.h"
 #include "harness/host/pinning.h"
 #include "harness/run/case_runner.h"
 #include "harness/run/interrupt.h"
@@ -187,6 +188,12 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
 
   std::string pin_error;
   pinCurrentThreadToCpu(currentCpu(), &pin_error);
+  const bool any_bf16 = std::any_of(selected.begin(), selected.end(),
+                                    [](const SuiteCase& c) { return c.problem.dtype == DType::BF16; });
+  const Bf16RoutePeaks peaks = measureBf16RoutePeaks(*isa, any_bf16);
+  mlir_backend::RouteRequest analytic_request;
+  analytic_request.caches = caches;
+  analytic_request.peaks = {peaks.fp32_fma_gflops, peaks.bf16_dot_gflops};
   Tuner tuner(options, *isa, features);
   std::size_t steps = 0;
   for (const ClassCases& k : classes) {
@@ -208,7 +215,7 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
     TunedClass tuned;
     tuned.isa = std::string(toString(*isa));
     tuned.shape_class = k.shape_class;
-    tuned.analytic_schedule = mlir_backend::chooseRoute(*isa, problems.front()).schedule.name;
+    tuned.analytic_schedule = mlir_backend::chooseRoute(*isa, problems.front(), analytic_request).schedule.name;
     tuned.suite = suite.name;
     for (const SuiteCase& c : cases) tuned.cases.push_back(c.id);
 

@@ -74,8 +74,8 @@ Problem blockProblemOf(const Problem& gemm, const GemmBlocking& blocking) {
   return block;
 }
 
-template <class Element, class CElement>
-BlockedGemmOf<Element, CElement>::BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking,
+template <class Element, class CElement, class AElement>
+BlockedGemmOf<Element, CElement, AElement>::BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking,
                                                 BLayout b_layout, BlockOrder order)
     : problem_(problem),
       blocking_(blocking),
@@ -95,19 +95,28 @@ BlockedGemmOf<Element, CElement>::BlockedGemmOf(const Problem& problem, const Ge
   blocked_c_.assign(static_cast<std::size_t>(mb_ * nb_ * blocking.bm * blocking.bn), CElement{});
 }
 
-template <class Element, class CElement>
-void BlockedGemmOf<Element, CElement>::pack(const Element* a, const Element* b) {
-  packABlocked(a, problem_.m, problem_.k, blocking_, packed_a_);
+template <class Element, class CElement, class AElement>
+void BlockedGemmOf<Element, CElement, AElement>::pack(const Element* a, const Element* b) {
+  if constexpr (std::is_same_v<AElement, Element>) {
+    packABlocked(a, problem_.m, problem_.k, blocking_, packed_a_);
+  } else {
+    // Widened once here, so that the block kernel broadcasts f32 straight from memory.
+    FloatBuffer wide(static_cast<std::size_t>(problem_.m * problem_.k));
+    toFloat(a, wide.size(), wide.data());
+    packABlocked(wide.data(), problem_.m, problem_.k, blocking_, packed_a_);
+  }
   packBBlockedAny(b, problem_.k, problem_.n, blocking_, b_layout_, packed_b_);
 }
 
-template <class Element, class CElement>
-void BlockedGemmOf<Element, CElement>::unpack(CElement* c) const {
+template <class Element, class CElement, class AElement>
+void BlockedGemmOf<Element, CElement, AElement>::unpack(CElement* c) const {
   unpackCBlocked(blocked_c_, problem_.m, problem_.n, blocking_, c);
 }
 
 template class BlockedGemmOf<float>;
 template class BlockedGemmOf<BFloat16>;
 template class BlockedGemmOf<BFloat16, BFloat16>;
+template class BlockedGemmOf<BFloat16, float, float>;
+template class BlockedGemmOf<BFloat16, BFloat16, float>;
 
 }  // namespace nkbench

@@ -39,10 +39,14 @@ enum class BLayout { Plain, VnniPairs };
 // across the M blocks.
 enum class BlockOrder { MBlocksOuter, NBlocksOuter };
 
-// Element: float for f32 problems, BFloat16 for bf16 ones; CElement: C's type.
-template <class Element, class CElement = float>
+// Element: float for f32 problems, BFloat16 for bf16 ones; CElement: C's type;
+// AElement: the packed A's, float for bf16 kernels that read A widened to f32.
+template <class Element, class CElement = float, class AElement = Element>
 class BlockedGemmOf {
  public:
+  using Input = Element;
+  using Output = CElement;
+
   // Throws Error unless `problem` is a gemm of Element's dtype and CElement's c_dtype,
   // with batch 1 and beta 0 (and, for VNNI pairs, an even bk). f32 B is always plain.
   BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking, BLayout b_layout = BLayout::Plain,
@@ -78,21 +82,26 @@ class BlockedGemmOf {
   Problem blockProblem() const { return blockProblemOf(problem_, blocking_); }
 
  private:
-  using Buffer = AlignedBuffer<Element>;
   Problem problem_;
   GemmBlocking blocking_;
   BLayout b_layout_;
   BlockOrder order_;
   std::int64_t mb_, nb_, kb_;
-  Buffer packed_a_, packed_b_;
+  AlignedBuffer<AElement> packed_a_;
+  AlignedBuffer<Element> packed_b_;
   AlignedBuffer<CElement> blocked_c_;
 };
 
 extern template class BlockedGemmOf<float>;
 extern template class BlockedGemmOf<BFloat16>;
 extern template class BlockedGemmOf<BFloat16, BFloat16>;
+extern template class BlockedGemmOf<BFloat16, float, float>;
+extern template class BlockedGemmOf<BFloat16, BFloat16, float>;
 using BlockedGemm = BlockedGemmOf<float>;
 using Bf16BlockedGemm = BlockedGemmOf<BFloat16>;
 using Bf16BlockedGemmBf16C = BlockedGemmOf<BFloat16, BFloat16>;
+// bf16 B with A widened to f32 when packed, f32 or bf16 C.
+using Bf16BlockedGemmF32A = BlockedGemmOf<BFloat16, float, float>;
+using Bf16BlockedGemmF32ABf16C = BlockedGemmOf<BFloat16, BFloat16, float>;
 
 }  // namespace nkbench

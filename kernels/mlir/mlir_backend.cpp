@@ -138,24 +138,50 @@ class Bf16BrgemmKernel final : public Kernel {
   AlignedBuffer<CElement> c_padded_;
 };
 
-// GEMM as block kernel calls over packed operands (f32, or bf16 with VNNI-packed B),
-// writing C blocks of CElement.
-template <class Element, class CElement>
-class GemmKernel final : public Kernel {
+// bf16 BRGEMM whose kernel reads A widened to f32 (Bf16F32AFma): A is widened
+// once when packed, timed apart as the libraries' packing is; B and C are used in place.
+class F32ABrgemmKernel final : public Kernel {
  public:
-  GemmKernel(std::shared_ptr<CompiledKernel> compiled, BlockedGemmOf<Element, CElement> gemm, Operands operands,
-             KernelInfo info)
-      : calls_(std::move(compiled)), gemm_(std::move(gemm)), operands_(operands), info_(std::move(info)) {}
-  void pack() override { gemm_.pack(operands_.aAs<Element>(), operands_.bAs<Element>()); }
-  // One configuration for all the block calls.
-  void compute() override { calls_.run([&](mlir_backend::KernelFunction kernel) { gemm_.compute(kernel); }); }
-  void unpack() override { gemm_.unpack(operands_.cAs<CElement>()); }
+  F32ABrgemmKernel(std::shared_ptr<CompiledKernel> compiled, const Problem& problem, Operands operands,
+                   KernelInfo info)
+      : calls_(std::move(compiled)), problem_(problem), operands_(operands), info_(std::move(info)) {}
+  void pack() override {
+    a_wide_.resize(static_cast<std::size_t>(problem_.batch * problem_.m * problem_.k));
+    toFloat(operands_.aAs<BFloat16>(), a_wide_.size(), a_wide_.data());
+  }
+  void compute() override {
+    calls_.run([&](mlir_backend::KernelFunction kernel) { kernel(a_wide_.data(), operands_.b, operands_.c); });
+  }
   void finishCalls() override { calls_.finish(); }
   const KernelInfo& info() const override { return info_; }
 
  private:
   KernelCalls calls_;
-  BlockedGemmOf<Element, CElement> gemm_;
+  Problem problem_;
+  Operands operands_;
+  KernelInfo info_;
+  FloatBuffer a_wide_;
+};
+
+// GEMM as block kernel calls over packed operands (f32, or bf16 with VNNI-packed
+// B, or bf16 B with A widened to f32), writing C blocks of the Gemm's Output.
+template <class Gemm>
+class GemmKernel final : public Kernel {
+ public:
+  GemmKernel(std::shared_ptr<CompiledKernel> compiled, Gemm gemm, Operands operands, KernelInfo info)
+      : calls_(std::move(compiled)), gemm_(std::move(gemm)), operands_(operands), info_(std::move(info)) {}
+  void pack() override {
+    gemm_.pack(operands_.aAs<typename Gemm::Input>(), operands_.bAs<typename Gemm::Input>());
+  }
+  // One configuration for all the block calls.
+  void compute() override { calls_.run([&](mlir_backend::KernelFunction kernel) { gemm_.compute(kernel); }); }
+  void unpack() override { gemm_.unpack(operands_.cAs<typename Gemm::Output>()); }
+  void finishCalls() override { calls_.finish(); }
+  const KernelInfo& info() const override { return info_; }
+
+ private:
+  KernelCalls calls_;
+  Gemm gemm_;
   Operands operands_;
   KernelInfo info_;
 };
@@ -195,6 +221,7 @@ class MlirBackend final : public Backend {
                  "in MLIR 22";
         break;
       case NanokernelKind::Bf16WidenFma:
+      case NanokernelKind::Bf16F32AFma:
         break;
       case NanokernelKind::AmxTile:
         if (lowering_ == Lowering::GenericVector) return "mlir-default: the AMX tile kernel has no generic lowering";
@@ -230,6 +257,10 @@ class MlirBackend final : public Backend {
     if (problem.dtype == DType::F32)
       return makeGemmKernel(BlockedGemm(problem, blocking, BLayout::Plain, order), route, operands);
     const BLayout b_layout = schedule.bInVnniPairs() ? BLayout::VnniPairs : BLayout::Plain;
+    if (schedule.nanokernel == NanokernelKind::Bf16F32AFma) {
+      if (bf16_c) return makeGemmKernel(Bf16BlockedGemmF32ABf16C(problem, blocking, b_layout, order), route, operands);
+      return makeGemmKernel(Bf16BlockedGemmF32A(problem, blocking, b_layout, order), route, operands);
+    }
     if (bf16_c) return makeGemmKernel(Bf16BlockedGemmBf16C(problem, blocking, b_layout, order), route, operands);
     return makeGemmKernel(Bf16BlockedGemm(problem, blocking, b_layout, order), route, operands);
   }
@@ -238,9 +269,12 @@ class MlirBackend final : public Backend {
   std::string target() const { return compiler_.targetDescription(); }
 
   RouteChoice routeFor(const Problem& problem) const {
-    return mlir_backend::chooseRoute(
-        config_.isa, problem,
-        {.named_schedule = config_.mlir_schedule, .tuned = tuned_.file.empty() ? nullptr : &tuned_, .caches = caches_});
+    mlir_backend::RouteRequest request;
+    request.named_schedule = config_.mlir_schedule;
+    request.tuned = tuned_.file.empty() ? nullptr : &tuned_;
+    request.caches = caches_;
+    request.peaks = {config_.fp32_fma_peak_gflops, config_.bf16_dot_peak_gflops};
+    return mlir_backend::chooseRoute(config_.isa, problem, request);
   }
 
   // The row names why a case left the tile route, if it did.
@@ -274,6 +308,10 @@ class MlirBackend final : public Backend {
     }
     auto compiled = compileCached(problem, route.schedule);
     KernelInfo info = describeKernel(*compiled, route, problem.c_dtype);
+    if (route.schedule.nanokernel == NanokernelKind::Bf16F32AFma) {
+      info.packing = "A -> f32";
+      return std::make_unique<F32ABrgemmKernel>(compiled, problem, operands, std::move(info));
+    }
     return std::make_unique<BrgemmKernel>(compiled, operands, std::move(info));
   }
 
@@ -294,9 +332,8 @@ class MlirBackend final : public Backend {
   }
 
   // GEMM over blocks: plain (f32, or bf16 for the widening kernels) or with B in VNNI pairs.
-  template <class Element, class CElement>
-  std::unique_ptr<Kernel> makeGemmKernel(BlockedGemmOf<Element, CElement> gemm, const RouteChoice& route,
-                                         const Operands& operands) {
+  template <class Gemm>
+  std::unique_ptr<Kernel> makeGemmKernel(Gemm gemm, const RouteChoice& route, const Operands& operands) {
     const Problem block = gemm.blockProblem();
     auto compiled = compileCached(block, route.schedule);
     KernelInfo info = describeKernel(*compiled, route, block.c_dtype);
@@ -305,7 +342,8 @@ class MlirBackend final : public Backend {
                        ? fmt::format("A -> {0}x{2} blocks, B -> {2}x{1} VNNI blocks, brgemm batch {3}", b.bm, b.bn,
                                      b.bk, gemm.kBlocks())
                        : fmt::format("A,B -> {}x{}x{} blocks, brgemm batch {}", b.bm, b.bn, b.bk, gemm.kBlocks());
-    return std::make_unique<GemmKernel<Element, CElement>>(compiled, std::move(gemm), operands, std::move(info));
+    if (route.schedule.nanokernel == NanokernelKind::Bf16F32AFma) info.packing.insert(0, "A -> f32, ");
+    return std::make_unique<GemmKernel<Gemm>>(compiled, std::move(gemm), operands, std::move(info));
   }
 
   // Kernels are cached per run: GEMM cases share their block kernels.

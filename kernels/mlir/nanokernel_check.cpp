@@ -49,6 +49,7 @@ NanokernelEvidence checkNanokernels(Lowering lowering, const RegisterBlockPlan& 
                                    !evidence.composed ? "NOT-composed"
                                    : bf16 ? "dot-nanokernel"
                                    : plan.nanokernel == NanokernelKind::Bf16WidenFma ? "widen-fma-nanokernel"
+                                   : plan.nanokernel == NanokernelKind::Bf16F32AFma  ? "widen-b-fma-nanokernel"
                                                                                      : "fma-nanokernel",
                                    nanokernels, nanokernel_op, expected.fma, lowered_ops, contracts);
   } else {

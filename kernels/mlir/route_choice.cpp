@@ -19,6 +19,24 @@ double tileUtilisation(const Problem& p) {
   return useful / tiles;
 }
 
+bool bf16DotSlowerThanFma(const HostPeaks& peaks) {
+  return peaks.bf16_dot_gflops > 0 && peaks.fp32_fma_gflops > 0 && peaks.bf16_dot_gflops < peaks.fp32_fma_gflops;
+}
+
+namespace {
+
+// The vector schedule for bf16 under an avx512-bf16 (or higher) cap: the dot
+// product, unless the host rule moves it to the FMAs.
+RouteChoice bf16VectorRoute(const Problem& problem, const HostPeaks& peaks, std::string reason) {
+  if (!bf16DotSlowerThanFma(peaks)) return {selectSchedule(Isa::Avx512Bf16, problem.dtype), std::move(reason), "analytic"};
+  const std::string why = fmt::format("f32 FMAs: the vdpbf16ps peak of {:.0f} GFLOPS is below the fp32 FMA peak of "
+                                      "{:.0f}",
+                                      peaks.bf16_dot_gflops, peaks.fp32_fma_gflops);
+  return {selectSchedule(Isa::Avx512, problem.dtype), reason.empty() ? why : reason + "; " + why, "analytic"};
+}
+
+}  // namespace
+
 RouteChoice chooseRoute(Isa isa, const Problem& problem, const RouteRequest& request) {
   if (!request.named_schedule.empty())
     return {selectSchedule(isa, problem.dtype, request.named_schedule), "", "--schedule"};
@@ -28,17 +46,19 @@ RouteChoice chooseRoute(Isa isa, const Problem& problem, const RouteRequest& req
       return {selectSchedule(isa, problem.dtype, tuned->second), "", "tuned: " + request.tuned->file};
   }
   Schedule chosen = selectSchedule(isa, problem.dtype);
+  if (chosen.nanokernel == NanokernelKind::Bf16Dot) return bf16VectorRoute(problem, request.peaks, "");
   if (chosen.nanokernel != NanokernelKind::AmxTile) return {std::move(chosen), "", "analytic"};
   const double utilisation = tileUtilisation(problem);
   if (utilisation >= kMinTileUtilisation) return {std::move(chosen), "", "analytic"};
-  return {selectSchedule(Isa::Avx512Bf16, problem.dtype),
-          fmt::format("vector route: the tiles would do {:.0f}% useful work, below {:.0f}%", 100 * utilisation,
-                      100 * kMinTileUtilisation),
-          "analytic"};
+  return bf16VectorRoute(problem, request.peaks,
+                         fmt::format("vector route: the tiles would do {:.0f}% useful work, below {:.0f}%",
+                                     100 * utilisation, 100 * kMinTileUtilisation));
 }
 
 RouteChoice chooseRoute(Isa isa, const Problem& problem, const std::string& named_schedule) {
-  return chooseRoute(isa, problem, RouteRequest{.named_schedule = named_schedule, .tuned = nullptr, .caches = {}});
+  RouteRequest request;
+  request.named_schedule = named_schedule;
+  return chooseRoute(isa, problem, request);
 }
 
 }  // namespace nkbench::mlir_backend

@@ -31,10 +31,22 @@ struct TunedSchedules {
   std::map<std::string, std::string> by_class;  // shape class -> schedule name
 };
 
+// Measured single-core peaks of this host (harness/host/peak.h); 0: not measured.
+struct HostPeaks {
+  double fp32_fma_gflops = 0.0;
+  double bf16_dot_gflops = 0.0;
+};
+
+// Where vdpbf16ps does fewer FLOPs than f32 FMAs (a Sapphire Rapids-class VM:
+// 123 against 247 GFLOPS, shared/notes/hosts.md), bf16 runs faster as f32 FMAs
+// on A widened once when packed (Bf16F32AFma), bound by the FMA ports.
+bool bf16DotSlowerThanFma(const HostPeaks& peaks);
+
 struct RouteRequest {
   std::string named_schedule;             // --schedule; empty: none
   const TunedSchedules* tuned = nullptr;  // nullptr: no tuning file
   CacheSizes caches;                      // the host's: they decide the shape class
+  HostPeaks peaks;                        // decide the bf16 vector route (bf16DotSlowerThanFma)
 };
 
 struct RouteChoice {
@@ -46,7 +58,9 @@ struct RouteChoice {
 // The schedule for `problem` under cap `isa`: a named one as is (selectSchedule);
 // else the tuned one of its shape class, where the tuning has one; else the
 // cap's default, except that under amx or amx-emulated a bf16 case whose
-// tileUtilisation is below kMinTileUtilisation takes the best vector schedule.
+// tileUtilisation is below kMinTileUtilisation takes the best vector schedule,
+// and that the bf16 dot product gives way to the f32 FMAs on A widened when
+// packed where bf16DotSlowerThanFma.
 // Throws nkbench::Error as selectSchedule does.
 RouteChoice chooseRoute(Isa isa, const Problem& problem, const RouteRequest& request);
 RouteChoice chooseRoute(Isa isa, const Problem& problem, const std::string& named_schedule = "");

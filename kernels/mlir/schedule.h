@@ -18,8 +18,17 @@ enum class NanokernelKind {
   Fma,           // f32: broadcast + vfmadd
   Bf16Dot,       // bf16: broadcast of a pair + vdpbf16ps on VNNI-packed B (avx512-bf16)
   Bf16WidenFma,  // bf16 widened to f32 in registers (shift), then broadcast + vfmadd
+  // bf16 A widened to f32 once, when the operands are packed; B widened in
+  // registers as on Bf16WidenFma. The broadcasts of A are then plain f32 ones,
+  // folded into the FMAs: bound by the FMA ports where vdpbf16ps is slow.
+  Bf16F32AFma,
   AmxTile,       // bf16: tdpbf16ps on 16x16 f32 C tiles kept in tmm registers (amx/amx_payload_ir.h)
 };
+
+// The routes that widen bf16 to f32 in the kernel's registers.
+constexpr bool widensInRegisters(NanokernelKind kind) {
+  return kind == NanokernelKind::Bf16WidenFma || kind == NanokernelKind::Bf16F32AFma;
+}
 
 struct Schedule {
   std::string name;           // e.g. "avx512.f32.8x32"

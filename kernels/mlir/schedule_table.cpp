@@ -23,8 +23,14 @@ const std::vector<Schedule>& scheduleTable() {
       {"avx2.f32.6x16", Isa::Avx2, DType::F32, 6, 16, 8, {96, 16, 128}, 8, NanokernelKind::Fma},
       {"avx2.f32.4x16", Isa::Avx2, DType::F32, 4, 16, 8, {96, 16, 128}, 8, NanokernelKind::Fma},
       {"avx512.f32.8x32", Isa::Avx512, DType::F32, 8, 32, 16, {64, 32, 128}, 8, NanokernelKind::Fma},
-      // bf16 without avx512-bf16: widened to f32 in registers (a 16-bit shift, no
-      // AVX-NE-CONVERT needed), then the f32 FMA nanokernels and register blocks.
+      // bf16 without avx512-bf16, and where vdpbf16ps is slower than f32 FMAs (see
+      // route_choice.h): A widened to f32 once, when packed, B widened in
+      // registers (a 16-bit shift, no AVX-NE-CONVERT needed), then the f32 FMA
+      // nanokernels and register blocks. Measured on the Zen 5 VM against
+      // widening A in registers too (-widen): 1.12-1.49x under --isa avx512,
+      // 1.26-2.0x under avx2 (default suite's bf16 cases).
+      {"avx2.bf16-f32a.6x16", Isa::Avx2, DType::BF16, 6, 16, 8, {96, 16, 128}, 8, NanokernelKind::Bf16F32AFma},
+      {"avx512.bf16-f32a.8x32", Isa::Avx512, DType::BF16, 8, 32, 16, {64, 32, 128}, 8, NanokernelKind::Bf16F32AFma},
       {"avx2.bf16-widen.6x16", Isa::Avx2, DType::BF16, 6, 16, 8, {96, 16, 128}, 8, NanokernelKind::Bf16WidenFma},
       {"avx512.bf16-widen.8x32", Isa::Avx512, DType::BF16, 8, 32, 16, {64, 32, 128}, 8, NanokernelKind::Bf16WidenFma},
       // bf16 pairs into f32 lanes: 16 vdpbf16ps accumulators, each step consumes two K.

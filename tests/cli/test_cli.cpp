@@ -153,17 +153,21 @@ TEST(Cli, Bf16WideningRouteRunsFmaNanokernelsWithoutAvx512Bf16) {
   expectPassedOnNanokernels(report, 2, "widen-fma-nanokernel");
 }
 
-TEST(Cli, Bf16RunsUnderAnAvx2CapThroughTheWideningRoute) {
-  const SuiteRun run = runCases("bf16-avx2",
-                                "  - {id: edges, kind: brgemm, shape: [7, 33, 5], batch: 3, beta: 1, dtype: bf16}\n"
-                                "  - {id: blocks, kind: brgemm, shape: [32, 32, 16], batch: 2, dtype: bf16}\n"
-                                "  - {id: gemm, kind: gemm, shape: [100, 37, 129], dtype: bf16}\n",
-                                "--backends mlir --isa avx2");
+TEST(Cli, Bf16RunsUnderAnAvx2CapThroughTheFmaRoutes) {
+  const std::string cases = "  - {id: edges, kind: brgemm, shape: [7, 33, 5], batch: 3, beta: 1, dtype: bf16}\n"
+                            "  - {id: blocks, kind: brgemm, shape: [32, 32, 16], batch: 2, dtype: bf16}\n"
+                            "  - {id: gemm, kind: gemm, shape: [100, 37, 129], dtype: bf16}\n";
+  const SuiteRun run = runCases("bf16-avx2", cases, "--backends mlir --isa avx2");
   ASSERT_EQ(run.outcome.exit_code, 0) << run.outcome.output;
   const nlohmann::json report = readReport(run.json);
-  expectPassedOnNanokernels(report, 3, "widen-fma-nanokernel");
-  for (const nlohmann::json& row : report.at("rows"))
-    EXPECT_NE(row.at("implementation").get<std::string>().find("avx2.bf16-widen"), std::string::npos) << row.dump();
+  expectPassedOnNanokernels(report, 3, "widen-b-fma-nanokernel");
+  for (const nlohmann::json& row : report.at("rows")) {
+    EXPECT_EQ(row.at("schedule"), "avx2.bf16-f32a.6x16") << row.dump();
+    EXPECT_EQ(row.at("note").get<std::string>().rfind("A -> f32", 0), 0u) << row.dump();
+  }
+  const SuiteRun widen = runCases("bf16-avx2-widen", cases, "--backends mlir --isa avx2 --schedule avx2.bf16-widen.6x16");
+  ASSERT_EQ(widen.outcome.exit_code, 0) << widen.outcome.output;
+  expectPassedOnNanokernels(readReport(widen.json), 3, "widen-fma-nanokernel");
 }
 
 TEST(Cli, MalformedSuiteNamesFileAndLine) {

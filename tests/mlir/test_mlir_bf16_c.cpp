@@ -18,13 +18,18 @@
 namespace nkbench {
 namespace {
 
-// The bf16 routes: the dot product, and widening to f32 FMAs on AVX-512 and AVX2.
+// The bf16 routes: the dot product, and f32 FMAs on AVX-512 and AVX2, with A
+// widened when packed (the default) or in registers too (-widen).
 struct Route {
   Isa isa;
   const char* nanokernel;  // the kind the `nanokernel` evidence starts with
+  const char* schedule;    // "": the cap's default
 };
-const std::vector<Route> kRoutes = {
-    {Isa::Avx512Bf16, "dot-nanokernel"}, {Isa::Avx512, "widen-fma-nanokernel"}, {Isa::Avx2, "widen-fma-nanokernel"}};
+const std::vector<Route> kRoutes = {{Isa::Avx512Bf16, "dot-nanokernel", ""},
+                                    {Isa::Avx512, "widen-b-fma-nanokernel", ""},
+                                    {Isa::Avx512, "widen-fma-nanokernel", "avx512.bf16-widen.8x32"},
+                                    {Isa::Avx2, "widen-b-fma-nanokernel", ""},
+                                    {Isa::Avx2, "widen-fma-nanokernel", "avx2.bf16-widen.6x16"}};
 
 std::vector<Route> hostRoutes() {
   std::vector<Route> routes;
@@ -40,7 +45,9 @@ class MlirBf16C : public ::testing::TestWithParam<Problem> {};
 TEST_P(MlirBf16C, HoldsTheCorrectlyRoundedSumOnEveryRoute) {
   const Problem& problem = GetParam();
   for (const Route& route : hostRoutes()) {
-    const std::unique_ptr<Backend> backend = makeMlirBackend(test::hostConfig(route.isa));
+    BackendConfig config = test::hostConfig(route.isa);
+    config.mlir_schedule = route.schedule;
+    const std::unique_ptr<Backend> backend = makeMlirBackend(config);
     ASSERT_FALSE(backend->unsupportedReason(problem).has_value());
     const test::RunOutcome outcome = test::runAgainstReference(*backend, problem);
     EXPECT_EQ(outcome.verification.status, VerifyStatus::Passed)
@@ -170,17 +177,39 @@ TEST(MlirBf16CStructure, TallCRunsInRowPanelsAndOverWideRowsAreSkipped) {
 }
 
 // Without avx512-bf16 the rounding is integer arithmetic in the kernel, no call.
-TEST(MlirBf16CStructure, WideningRouteRoundsWithoutCalls) {
+TEST(MlirBf16CStructure, WideningRoutesRoundWithoutCalls) {
   if (!detectCpuFeatures().has(Isa::Avx512)) GTEST_SKIP() << "host lacks AVX-512";
   mlir_backend::MlirCompiler compiler(Isa::Avx512, CacheSizes{});
-  mlir_backend::CompilationStages stages;
-  auto kernel = compiler.compile(bf16C(test::brgemm(8, 32, 16, 2, true)),
-                                 mlir_backend::selectSchedule(Isa::Avx512, DType::BF16),
-                                 mlir_backend::Lowering::Nanokernel, &stages);
-  EXPECT_TRUE(kernel->evidence().composed) << kernel->evidence().summary;
-  EXPECT_EQ(kernel->evidence().summary.rfind("widen-fma-nanokernel", 0), 0u) << kernel->evidence().summary;
-  EXPECT_EQ(stages.assembly.find("vcvtneps2bf16"), std::string::npos);
-  EXPECT_FALSE(std::regex_search(stages.assembly, std::regex(R"(\bcall)")));
+  for (const auto& [schedule, kind] : {std::pair{"avx512.bf16-f32a.8x32", "widen-b-fma-nanokernel"},
+                                       std::pair{"avx512.bf16-widen.8x32", "widen-fma-nanokernel"}}) {
+    mlir_backend::CompilationStages stages;
+    auto kernel = compiler.compile(bf16C(test::brgemm(8, 32, 16, 2, true)),
+                                   mlir_backend::selectSchedule(Isa::Avx512, DType::BF16, schedule),
+                                   mlir_backend::Lowering::Nanokernel, &stages);
+    EXPECT_TRUE(kernel->evidence().composed) << kernel->evidence().summary;
+    EXPECT_EQ(kernel->evidence().summary.rfind(kind, 0), 0u) << kernel->evidence().summary;
+    EXPECT_EQ(stages.assembly.find("vcvtneps2bf16"), std::string::npos);
+    EXPECT_FALSE(std::regex_search(stages.assembly, std::regex(R"(\bcall)")));
+  }
+}
+
+// With A widened when packed, the kernel takes A as f32 and widens only B: the
+// broadcasts of A are f32 ones from memory, with no 16-bit shift before them.
+TEST(MlirBf16CStructure, PackedARouteWidensOnlyB) {
+  mlir_backend::MlirCompiler compiler(Isa::Avx512, CacheSizes{}, "skylake-avx512");
+  const mlir_backend::CompilationStages stages =
+      compiler.generate(test::asBf16(test::brgemm(8, 32, 16, 2, false), DType::F32),
+                        mlir_backend::selectSchedule(Isa::Avx512, DType::BF16, "avx512.bf16-f32a.8x32"),
+                        mlir_backend::Lowering::Nanokernel);
+  EXPECT_NE(stages.payload.find("%A: memref<2x8x16xf32>"), std::string::npos) << stages.payload;
+  EXPECT_NE(stages.payload.find("%B: memref<2x16x32xbf16>"), std::string::npos) << stages.payload;
+  EXPECT_EQ(stages.payload.find("%a_bf16_"), std::string::npos);
+  EXPECT_NE(stages.payload.find("%b_bf16_0"), std::string::npos);
+  // A broadcast as f32 straight from memory (a load port, no shuffle), where
+  // the widening route loads each bf16 of A into a GPR, shifts and broadcasts it.
+  EXPECT_TRUE(std::regex_search(stages.assembly, std::regex(R"(vbroadcastss\s+-?\d*\(%)"))) << stages.assembly;
+  EXPECT_EQ(stages.assembly.find("movzwl"), std::string::npos) << stages.assembly;
+  EXPECT_EQ(stages.assembly.find("vpbroadcastd"), std::string::npos) << stages.assembly;
 }
 
 }  // namespace

@@ -122,10 +122,12 @@ TEST(Schedule, Bf16NanokernelFollowsTheIsaCap) {
   EXPECT_EQ(selectSchedule(Isa::Amx, DType::BF16).name, "amx.bf16.32x32");
   EXPECT_EQ(selectSchedule(Isa::Amx, DType::F32).name, "avx512.f32.8x32");  // AMX has no f32 tiles
   EXPECT_EQ(selectSchedule(Isa::Amx, DType::BF16, "avx512bf16.bf16.8x32").nanokernel, NanokernelKind::Bf16Dot);
-  EXPECT_EQ(selectSchedule(Isa::Avx512, DType::BF16).nanokernel, NanokernelKind::Bf16WidenFma);
-  EXPECT_EQ(selectSchedule(Isa::Avx512, DType::BF16).name, "avx512.bf16-widen.8x32");
-  EXPECT_EQ(selectSchedule(Isa::Avx2, DType::BF16).nanokernel, NanokernelKind::Bf16WidenFma);
-  EXPECT_EQ(selectSchedule(Isa::Avx2, DType::BF16).name, "avx2.bf16-widen.6x16");
+  // Below avx512-bf16: f32 FMAs on A widened when packed; widening A in registers too on request.
+  EXPECT_EQ(selectSchedule(Isa::Avx512, DType::BF16).nanokernel, NanokernelKind::Bf16F32AFma);
+  EXPECT_EQ(selectSchedule(Isa::Avx512, DType::BF16).name, "avx512.bf16-f32a.8x32");
+  EXPECT_EQ(selectSchedule(Isa::Avx2, DType::BF16).nanokernel, NanokernelKind::Bf16F32AFma);
+  EXPECT_EQ(selectSchedule(Isa::Avx2, DType::BF16).name, "avx2.bf16-f32a.6x16");
+  EXPECT_EQ(selectSchedule(Isa::Avx2, DType::BF16, "avx2.bf16-widen.6x16").nanokernel, NanokernelKind::Bf16WidenFma);
   // A widening schedule may be chosen under the avx512-bf16 cap, for ablations.
   EXPECT_EQ(selectSchedule(Isa::Avx512Bf16, DType::BF16, "avx512.bf16-widen.8x32").nanokernel,
             NanokernelKind::Bf16WidenFma);

@@ -51,10 +51,58 @@ TEST(RouteChoice, NamedSchedulesAndOtherCapsAreLeftAlone) {
   EXPECT_EQ(named.schedule.name, "amx.bf16.32x32");
   EXPECT_TRUE(named.reason.empty());
   EXPECT_EQ(chooseRoute(Isa::Avx512Bf16, bf16(7, 33, 6, 1)).schedule.name, "avx512bf16.bf16.8x32");
-  EXPECT_EQ(chooseRoute(Isa::Avx2, bf16(7, 33, 6, 1)).schedule.name, "avx2.bf16-widen.6x16");
+  EXPECT_EQ(chooseRoute(Isa::Avx2, bf16(7, 33, 6, 1)).schedule.name, "avx2.bf16-f32a.6x16");
   Problem f32 = test::makeProblem(7, 33, 6, 1, false);
   EXPECT_EQ(chooseRoute(Isa::Amx, f32).schedule.name, "avx512.f32.8x32");
   EXPECT_TRUE(chooseRoute(Isa::Amx, f32).reason.empty());
+}
+
+RouteRequest withPeaks(double fp32, double dot) {
+  RouteRequest request;
+  request.peaks = {fp32, dot};
+  return request;
+}
+
+// The host rule, on injected peaks: the Sapphire Rapids-class VM's (dot 123,
+// FMA 247 GFLOPS) move bf16 to the FMAs; the Zen 5-class VM's (224, 108) keep
+// the dot product, as do unmeasured peaks.
+TEST(RouteChoice, Bf16TakesTheFmasWhereTheDotProductIsSlower) {
+  EXPECT_TRUE(bf16DotSlowerThanFma({247, 123}));
+  EXPECT_FALSE(bf16DotSlowerThanFma({108, 224}));
+  EXPECT_FALSE(bf16DotSlowerThanFma({}));
+  const Problem p = bf16(32, 32, 32, 32);
+  const RouteChoice slow = chooseRoute(Isa::Avx512Bf16, p, withPeaks(247, 123));
+  EXPECT_EQ(slow.schedule.name, "avx512.bf16-f32a.8x32");
+  EXPECT_EQ(slow.source, "analytic");
+  EXPECT_NE(slow.reason.find("vdpbf16ps peak of 123 GFLOPS is below the fp32 FMA peak of 247"), std::string::npos);
+  EXPECT_EQ(chooseRoute(Isa::Avx512Bf16, p, withPeaks(108, 224)).schedule.name, "avx512bf16.bf16.8x32");
+  EXPECT_TRUE(chooseRoute(Isa::Avx512Bf16, p, withPeaks(108, 224)).reason.empty());
+  // Under AMX the tiles keep the cases they suit; the vector route of the others follows the rule.
+  EXPECT_EQ(chooseRoute(Isa::Amx, p, withPeaks(247, 123)).schedule.nanokernel, NanokernelKind::AmxTile);
+  const RouteChoice off_grid = chooseRoute(Isa::Amx, bf16(7, 33, 6, 1), withPeaks(247, 123));
+  EXPECT_EQ(off_grid.schedule.name, "avx512.bf16-f32a.8x32");
+  EXPECT_NE(off_grid.reason.find("vector route: the tiles would do"), std::string::npos);
+  EXPECT_NE(off_grid.reason.find("f32 FMAs"), std::string::npos);
+  // f32, a named schedule and a tuned one are left alone.
+  EXPECT_EQ(chooseRoute(Isa::Avx512Bf16, test::makeProblem(32, 32, 32, 32, false), withPeaks(247, 123)).schedule.name,
+            "avx512.f32.8x32");
+  RouteRequest named = withPeaks(247, 123);
+  named.named_schedule = "avx512bf16.bf16.8x32";
+  EXPECT_EQ(chooseRoute(Isa::Avx512Bf16, p, named).schedule.name, "avx512bf16.bf16.8x32");
+}
+
+TEST(RouteChoice, ATunedScheduleServesItsShapeClass) {
+  const CacheSizes caches{48 * 1024, 1 << 20, 32 << 20};
+  TunedSchedules tuned{"t.json", {{"brgemm bf16 m32+ n16-63 l2", "avx512bf16.bf16.4x48"}}};
+  RouteRequest request = withPeaks(247, 123);
+  request.tuned = &tuned;
+  request.caches = caches;
+  const RouteChoice choice = chooseRoute(Isa::Avx512Bf16, bf16(32, 48, 32, 16), request);
+  EXPECT_EQ(choice.schedule.name, "avx512bf16.bf16.4x48");
+  EXPECT_EQ(choice.source, "tuned: t.json");
+  EXPECT_EQ(chooseRoute(Isa::Avx512Bf16, bf16(8, 48, 32, 16), request).source, "analytic");  // another class
+  request.named_schedule = "avx512bf16.bf16.8x32";
+  EXPECT_EQ(chooseRoute(Isa::Avx512Bf16, bf16(32, 48, 32, 16), request).source, "--schedule");
 }
 
 }  // namespace

@@ -22,8 +22,10 @@ double brgemmCycles(const Problem& p, const Schedule& schedule, const CacheSizes
   const RegisterBlockPlan plan = planRegisterBlocks(p, schedule, caches);
   const std::int64_t k_steps = schedule.nanokernel == NanokernelKind::Bf16Dot ? ceilDiv(p.k, 2) : p.k;
   const double ways = double(std::max<std::int64_t>(1, plan.split.ways));
-  // The widening route converts each B vector and each broadcast of A as it loads them.
-  const double widen_ops = schedule.nanokernel == NanokernelKind::Bf16WidenFma ? 1.0 : 0.0;
+  // The widening route converts each B vector and each broadcast of A as it
+  // loads them; with A widened when packed, only the B vectors.
+  const bool widen_a = schedule.nanokernel == NanokernelKind::Bf16WidenFma;
+  const bool widen_b = widensInRegisters(schedule.nanokernel);
   double cycles = 0;
   for (const RowBand& band : plan.bands)
     for (const ColumnPanel& panel : band.panels) {
@@ -32,7 +34,8 @@ double brgemmCycles(const Problem& p, const Schedule& schedule, const CacheSizes
       const double rows = double(band.rows);
       const double fmas = rows * vectors;
       const double loads = vectors + rows;
-      const double step = std::max({(fmas + widen_ops * loads) / kFmaPorts, loads / kLoadPorts, kFmaLatency / ways});
+      const double widen_ops = (widen_b ? vectors : 0.0) + (widen_a ? rows : 0.0);
+      const double step = std::max({(fmas + widen_ops) / kFmaPorts, loads / kLoadPorts, kFmaLatency / ways});
       cycles += blocks * (double(p.batch * k_steps) * step + 2 * fmas);  // + C in and out
     }
   return cycles;

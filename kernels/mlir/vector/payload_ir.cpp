@@ -47,8 +47,9 @@ std::string splitContraction(const Problem& p, const ReductionSplit& split, cons
 // bf16 -> f32 ops on its slices of A and B, so that the schedule can fuse them into
 // that region's register loops (a shared widening op would sit behind a slice
 // that tile-and-fuse cannot see through). Regions carry `nkbench.region = i`.
+// `a_is_f32`: A was widened when packed; its slices are used as they are.
 std::string widenedRegions(const Problem& p, const RegisterBlockPlan& plan, const std::string& a,
-                           const std::string& b, const std::string& c) {
+                           const std::string& b, const std::string& c, bool a_is_f32) {
   std::string ir;
   std::string acc = "%c";
   int region = 0;
@@ -66,14 +67,21 @@ std::string widenedRegions(const Problem& p, const RegisterBlockPlan& plan, cons
           "        %wide = arith.extf %x : bf16 to f32\n"
           "        linalg.yield %wide : f32\n"
           "    }} -> tensor<{2}xf32>\n";
+      const std::string a_rows = fmt::format("{}, {}, {}", p.batch, band.size, p.k);
+      if (a_is_f32)
+        ir += fmt::format("    %a{0} = tensor.extract_slice %a[0, {1}, 0] [{2}] [1, 1, 1] : tensor<{3}> to tensor<{4}xf32>\n",
+                          region, band.offset, a_rows, a, a_r);
+      else
+        ir += fmt::format(
+            "    %a_bf16_{0} = tensor.extract_slice %a[0, {1}, 0] [{2}] [1, 1, 1] : tensor<{3}> to tensor<{4}xbf16>\n"
+            "    %a_empty_{0} = tensor.empty() : tensor<{4}xf32>\n",
+            region, band.offset, a_rows, a, a_r) +
+            fmt::format(fmt::runtime(generic), "a", region, a_r);
       ir += fmt::format(
-          "    %a_bf16_{0} = tensor.extract_slice %a[0, {1}, 0] [{2}] [1, 1, 1] : tensor<{3}> to tensor<{4}xbf16>\n"
-          "    %b_bf16_{0} = tensor.extract_slice %b[0, 0, {5}] [{6}] [1, 1, 1] : tensor<{7}> to tensor<{8}xbf16>\n"
-          "    %a_empty_{0} = tensor.empty() : tensor<{4}xf32>\n"
-          "    %b_empty_{0} = tensor.empty() : tensor<{8}xf32>\n",
-          region, band.offset, fmt::format("{}, {}, {}", p.batch, band.size, p.k), a, a_r, panel.offset,
-          fmt::format("{}, {}, {}", p.batch, p.k, panel.size), b, b_r);
-      ir += fmt::format(fmt::runtime(generic), "a", region, a_r) + fmt::format(fmt::runtime(generic), "b", region, b_r);
+          "    %b_bf16_{0} = tensor.extract_slice %b[0, 0, {1}] [{2}] [1, 1, 1] : tensor<{3}> to tensor<{4}xbf16>\n"
+          "    %b_empty_{0} = tensor.empty() : tensor<{4}xf32>\n",
+          region, panel.offset, fmt::format("{}, {}, {}", p.batch, p.k, panel.size), b, b_r);
+      ir += fmt::format(fmt::runtime(generic), "b", region, b_r);
       std::string init = fmt::format("%c_{}", region);
       ir += fmt::format("    %c_{0} = tensor.extract_slice {1}[{2}, {3}] [{4}, {5}] [1, 1] : tensor<{6}> to tensor<{7}>\n",
                         region, acc, band.offset, panel.offset, band.size, panel.size, c, c_r);
@@ -149,7 +157,8 @@ PayloadOp payloadOp(const RegisterBlockPlan& plan) {
 std::string buildPayload(const Problem& p, const RegisterBlockPlan& plan) {
   const ReductionSplit& split = plan.split;
   const bool bf16 = plan.nanokernel == NanokernelKind::Bf16Dot;
-  const bool widen = plan.nanokernel == NanokernelKind::Bf16WidenFma;
+  const bool widen = widensInRegisters(plan.nanokernel);
+  const bool a_is_f32 = plan.nanokernel == NanokernelKind::Bf16F32AFma;
   if ((p.dtype == DType::BF16) != (bf16 || widen))
     throw Error("mlir: the schedule's nanokernel does not take " + std::string(toString(p.dtype)) + " operands");
   if (p.c_dtype == DType::BF16 && p.dtype != DType::BF16) throw Error("mlir: a bf16 C needs bf16 operands");
@@ -159,7 +168,7 @@ std::string buildPayload(const Problem& p, const RegisterBlockPlan& plan) {
   if (bf16 && p.n % 4 != 0) throw Error("mlir: bf16 kernels need N in multiples of 4 for now: " + p.describe());
   // bf16: A as [b][m][k/2][2] (a reshape of row-major A) and B in VNNI pairs [b][k/2][n][2].
   const std::string a = bf16    ? fmt::format("{}x{}x{}x2xbf16", p.batch, p.m, p.k / 2)
-                        : widen ? fmt::format("{}x{}x{}xbf16", p.batch, p.m, p.k)
+                        : widen ? fmt::format("{}x{}x{}x{}", p.batch, p.m, p.k, a_is_f32 ? "f32" : "bf16")
                                 : fmt::format("{}x{}x{}xf32", p.batch, p.m, p.k);
   const std::string b = bf16    ? fmt::format("{}x{}x{}x2xbf16", p.batch, p.k / 2, p.n)
                         : widen ? fmt::format("{}x{}x{}xbf16", p.batch, p.k, p.n)
@@ -192,7 +201,7 @@ std::string buildPayload(const Problem& p, const RegisterBlockPlan& plan) {
         "        ins(%a, %b : tensor<{}>, tensor<{}>) outs({} : tensor<{}>) -> tensor<{}>\n",
         a, b, init, c, c);
   } else if (widen) {
-    compute = widenedRegions(p, plan, a, b, c);
+    compute = widenedRegions(p, plan, a, b, c, a_is_f32);
   } else {
     compute = fmt::format(
         "    %r = linalg.batch_reduce_matmul ins(%a, %b : tensor<{}>, tensor<{}>)\n"

@@ -36,7 +36,8 @@ std::string buildPayload(const Problem& brgemm, const RegisterBlockPlan& plan);
 // and B in VNNI pairs [batch][K/2][N][2]; a `linalg.contract` over (b, m, n, k, v)
 // accumulates in f32. On the widening route they take row-major bf16 A and B;
 // each region of the plan gets its own slices, widened to f32 by elementwise ops
-// in front of its f32 batch_reduce_matmul (tagged `nkbench.region = i`).
+// in front of its f32 batch_reduce_matmul (tagged `nkbench.region = i`). With A
+// widened when packed (Bf16F32AFma) A is f32 and only B's slices are widened.
 //
 // The linalg op the schedule tiles, and the position of its M and N iteration dims.
 struct PayloadOp {

@@ -53,7 +53,7 @@ RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& sch
   plan.vector_lanes = schedule.vector_lanes;
   // The widening route fuses its bf16 -> f32 conversions into the register loops;
   // chunk loops would need them fused there too: not chunked for now.
-  const bool chunkable = schedule.nanokernel != NanokernelKind::Bf16WidenFma;
+  const bool chunkable = !widensInRegisters(schedule.nanokernel);
   if (chunkable && problem.batch > 1 && bytes_per_batch * problem.batch > budget) {
     const std::int64_t chunk = std::max<std::int64_t>(1, budget / bytes_per_batch);
     if (chunk < problem.batch) plan.batch_chunk = chunk;

@@ -77,7 +77,7 @@ struct IterationSpace {
 
 LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPlan& plan, const Leaf& leaf) {
   const bool vnni = plan.nanokernel == NanokernelKind::Bf16Dot;
-  const bool widen = plan.nanokernel == NanokernelKind::Bf16WidenFma;
+  const bool widen = widensInRegisters(plan.nanokernel);
   const IterationSpace space{plan.split.ways, vnni};
   const std::int64_t ways = plan.split.ways;
   const std::int64_t batch = plan.split.dim == ReductionSplit::Dim::Batch ? p.batch / ways : p.batch;
@@ -183,7 +183,7 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
   // or, on the widening route, the payload's regions matched by their attribute.
   std::vector<Leaf> leaves;
   std::string rest = "%brgemm";
-  const bool regions_in_payload = plan.nanokernel == NanokernelKind::Bf16WidenFma;
+  const bool regions_in_payload = widensInRegisters(plan.nanokernel);
   for (std::size_t bi = 0; bi < plan.bands.size() && regions_in_payload; ++bi)
     for (const ColumnPanel& panel : plan.bands[bi].panels) {
       const RowBand& band = plan.bands[bi];
