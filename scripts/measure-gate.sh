@@ -13,7 +13,8 @@ mkdir -p "$dir"
 gate_run() {  # gate_run OUT.json [extra run options...]
   local out=$1
   shift
-  "$nkbench" run --suite suites/gate.yaml --backends mlir,libxsmm --reps 9 --min-time 0.05 --quiet --json "$out" "$@" \
+  "$nkbench" run --suite suites/gate.yaml --backends mlir,libxsmm --tuning none --reps 9 --min-time 0.05 --quiet \
+    --json "$out" "$@" \
     >/dev/null
 }
 # Regressed mlir rows / compared mlir rows over every ordered pair of runs A, B.
