@@ -95,6 +95,7 @@ int run(const RunArguments& args, const std::string& command_line) {
                            metadata.peak_gflops, bf16_peak, metadata.cache);
   if (options.isa == Isa::AmxEmulated)
     std::cout << "amx-emulated: mlir's tile kernels run as vector code; their timings are not AMX performance\n";
+  if (metadata.tuning != "none") std::cout << "mlir schedules tuned by " << metadata.tuning << " where it has the class\n";
   std::cout << shardLine(options, summary);
   std::cout << formatTable(summary.rows);
   std::cout << formatRowCounts(summary.rows) << "\n";
