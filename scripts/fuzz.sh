@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=build-fuzz
-targets=(${NKBENCH_FUZZ_TARGETS:-fuzz_suite fuzz_report fuzz_options})
+targets=(${NKBENCH_FUZZ_TARGETS:-fuzz_suite fuzz_report fuzz_options fuzz_tuning})
 
 scripts/install-packages.sh clang-14 libclang-rt-14-dev cmake ninja-build python3 \
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libeigen3-dev libbenchmark-dev
@@ -21,14 +21,15 @@ cmake --build "$build" -j "$(nproc)"
 # Seeds are made anew from the repository each run rather than committed twice.
 seeds=$build/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds/fuzz_suite" "$seeds/fuzz_report" "$seeds/fuzz_options" "$build/findings"
+mkdir -p "$seeds/fuzz_suite" "$seeds/fuzz_report" "$seeds/fuzz_options" "$seeds/fuzz_tuning" "$build/findings"
 cp suites/*.yaml "$seeds/fuzz_suite/"
 python3 fuzz/report_seeds.py "$seeds/fuzz_report" results
 n=0
 while IFS= read -r line; do printf '%s' "$line" >"$seeds/fuzz_options/seed-$((n++))"; done <fuzz/option_seeds.txt
 
-declare -A max_len=([fuzz_suite]=8192 [fuzz_report]=8192 [fuzz_options]=256)
-declare -A dict=([fuzz_suite]=suite.dict [fuzz_report]=report.dict [fuzz_options]=options.dict)
+cp fuzz/tuning_seed.json "$seeds/fuzz_tuning/"
+declare -A max_len=([fuzz_suite]=8192 [fuzz_report]=8192 [fuzz_options]=256 [fuzz_tuning]=8192)
+declare -A dict=([fuzz_suite]=suite.dict [fuzz_report]=report.dict [fuzz_options]=options.dict [fuzz_tuning]=tuning.dict)
 for target in "${targets[@]}"; do
   mkdir -p "$build/corpus/$target"
   echo "fuzz: $target for ${seconds}s"

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -24,6 +25,19 @@ T required(const json& object, const char* key) {
   const auto it = object.find(key);
   if (it == object.end()) throw Error(fmt::format("'{}' is missing", key));
   return jsonValue<T>(*it, key);
+}
+
+// A speed: finite and not negative (0: not measured).
+double gflopsOf(const json& object, const char* key) {
+  const double value = required<double>(object, key);
+  if (!std::isfinite(value) || value < 0) throw Error(fmt::format("'{}' is {}, not a speed", key, value));
+  return value;
+}
+
+std::int64_t bytesOf(const json& object, const char* key) {
+  const auto value = required<std::int64_t>(object, key);
+  if (value <= 0) throw Error(fmt::format("'{}' is {}, not a cache size", key, value));
+  return value;
 }
 
 const json& requiredObject(const json& object, const char* key) {
@@ -61,14 +75,14 @@ TunedClass tunedClassOf(const json& entry) {
   tuned.shape_class = required<std::string>(entry, "shape_class");
   tuned.schedule = required<std::string>(entry, "schedule");
   tuned.analytic_schedule = required<std::string>(entry, "analytic_schedule");
-  tuned.gflops = required<double>(entry, "gflops");
-  tuned.analytic_gflops = required<double>(entry, "analytic_gflops");
+  tuned.gflops = gflopsOf(entry, "gflops");
+  tuned.analytic_gflops = gflopsOf(entry, "analytic_gflops");
   tuned.suite = required<std::string>(entry, "suite");
   tuned.cases = required<std::vector<std::string>>(entry, "cases");
   for (const json& m : requiredList(entry, "measured")) {
     if (!m.is_object()) throw Error("each of 'measured' must be an object");
     tuned.measured.push_back(
-        {required<std::string>(m, "schedule"), required<double>(m, "gflops"), required<std::string>(m, "status")});
+        {required<std::string>(m, "schedule"), gflopsOf(m, "gflops"), required<std::string>(m, "status")});
   }
   return tuned;
 }
@@ -82,9 +96,9 @@ Tuning tuningOf(const json& document) {
   const json& host = requiredObject(document, "host");
   tuning.host.cpu_model = required<std::string>(host, "cpu_model");
   tuning.host.isa_flags = required<std::vector<std::string>>(host, "isa_flags");
-  tuning.host.caches.l1d_bytes = required<std::int64_t>(host, "l1d_bytes");
-  tuning.host.caches.l2_bytes = required<std::int64_t>(host, "l2_bytes");
-  tuning.host.caches.last_level_bytes = required<std::int64_t>(host, "last_level_bytes");
+  tuning.host.caches.l1d_bytes = bytesOf(host, "l1d_bytes");
+  tuning.host.caches.l2_bytes = bytesOf(host, "l2_bytes");
+  tuning.host.caches.last_level_bytes = bytesOf(host, "last_level_bytes");
   tuning.llvm_version = required<std::string>(document, "llvm_version");
   tuning.nkbench_version = required<std::string>(document, "nkbench_version");
   tuning.created = required<std::string>(document, "created");
@@ -118,16 +132,20 @@ Tuning readTuningFile(const std::filesystem::path& path) {
   if (!in) throw Error(fmt::format("tuning file {}: cannot be read", path.string()));
   std::stringstream text;
   text << in.rdbuf();
+  return parseTuning(text.str(), path.string());
+}
+
+Tuning parseTuning(const std::string& text, const std::string& display_name) {
   try {
-    return tuningOf(json::parse(text.str()));
+    return tuningOf(json::parse(text));
   } catch (const json::exception& error) {
-    throw Error(fmt::format("tuning file {}: not valid JSON ({})", path.string(), error.what()));
+    throw Error(fmt::format("tuning file {}: not valid JSON ({})", display_name, error.what()));
   } catch (const Error& error) {
-    throw Error(fmt::format("tuning file {}: {}", path.string(), error.what()));
+    throw Error(fmt::format("tuning file {}: {}", display_name, error.what()));
   }
 }
 
-void writeTuningFile(const std::filesystem::path& path, const Tuning& tuning) {
+std::string tuningText(const Tuning& tuning) {
   json classes = json::array();
   for (const TunedClass& tuned : tuning.classes) classes.push_back(toJson(tuned));
   const json document = {{"nkbench_tuning", kTuningFormat},
@@ -141,10 +159,14 @@ void writeTuningFile(const std::filesystem::path& path, const Tuning& tuning) {
                          {"nkbench_version", tuning.nkbench_version},
                          {"created", tuning.created},
                          {"classes", classes}};
+  return document.dump(2) + "\n";
+}
+
+void writeTuningFile(const std::filesystem::path& path, const Tuning& tuning) {
   std::error_code error;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), error);
   if (error) throw Error(fmt::format("tuning file {}: cannot create its directory ({})", path.string(), error.message()));
-  replaceFileAtomically(path, document.dump(2) + "\n", "tuning file");
+  replaceFileAtomically(path, tuningText(tuning), "tuning file");
 }
 
 std::optional<std::string> tuningHostMismatch(const TuningHost& tuned, const TuningHost& here) {

@@ -56,6 +56,10 @@ struct Tuning {
 
 // Throws nkbench::Error naming the file and the key on any unreadable or ill-typed content.
 Tuning readTuningFile(const std::filesystem::path& path);
+// The same for a file's text; `display_name` names it in errors.
+Tuning parseTuning(const std::string& text, const std::string& display_name);
+// The file's text, as writeTuningFile writes it.
+std::string tuningText(const Tuning& tuning);
 // Atomically (a reader sees the old file or the new one); creates the directory.
 void writeTuningFile(const std::filesystem::path& path, const Tuning& tuning);
 

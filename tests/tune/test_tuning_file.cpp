@@ -117,6 +117,13 @@ TEST(TuningFile, BadContentNamesTheFileAndTheKey) {
   EXPECT_NE(message.find("bad.json"), std::string::npos) << message;
   EXPECT_EQ(message.find('\n'), std::string::npos);
   EXPECT_NE(error("{}").find("'nkbench_tuning' is missing"), std::string::npos);
+  // Speeds are finite and not negative; a number past double's range is no JSON number here.
+  const std::string negative = std::string(text).replace(text.find("\"gflops\": 90.0"), 14, "\"gflops\": -1");
+  EXPECT_NE(error(negative).find("'gflops' is -1, not a speed"), std::string::npos) << error(negative);
+  const std::string huge = std::string(text).replace(text.find("\"gflops\": 90.0"), 14, "\"gflops\": 1e400");
+  EXPECT_NE(error(huge).find("number overflow"), std::string::npos) << error(huge);
+  const std::string no_cache = std::string(text).replace(text.find("\"l1d_bytes\": 49152"), 18, "\"l1d_bytes\": 0");
+  EXPECT_NE(error(no_cache).find("'l1d_bytes' is 0, not a cache size"), std::string::npos) << error(no_cache);
   EXPECT_NE(error(fs::path(good).replace_filename("absent.json").string()).find("not valid JSON"), std::string::npos);
 }
 
