@@ -33,6 +33,7 @@ struct KernelInfo {
   std::string register_block;  // "8x32" etc.; empty where the library does not say
   std::string schedule;         // compiler backends: the schedule's name; empty for libraries
   std::string schedule_source;  // where the schedule came from: "analytic", "tuned: FILE", "--schedule"
+  std::string kernel_cache;     // compiler backends: "hit", "miss" or "off" (all of a case's kernels); empty otherwise
   std::string nanokernel;      // structural evidence of nanokernel composition (mlir only)
   std::string packing;         // e.g. "A,B -> 64x64x64 blocks"; empty when operands are used in place
   std::string caveat;          // what the timing does not mean (emulated AMX); leads the row's note
@@ -72,6 +73,8 @@ struct BackendConfig {
   // that choose mlir's bf16 vector route; 0: not measured (the dot product).
   double fp32_fma_peak_gflops = 0.0;
   double bf16_dot_peak_gflops = 0.0;
+  // mlir backends: the kernel cache's directory (kernels/mlir/jit/kernel_cache.h); empty: off.
+  std::string kernel_cache_dir;
 };
 
 class Backend {
@@ -85,6 +88,10 @@ class Backend {
   // backend supports (unsupportedReason is nullopt), e.g. the schedule and why it
   // was chosen; nullopt where the backend does not say.
   virtual std::optional<std::string> plan(const Problem& /*problem*/) const { return std::nullopt; }
+  // Called once before a run's cases, in the process that forks them: one-time
+  // costs paid here (a compiler's lazy initialization) are not paid again by
+  // every case's child process.
+  virtual void warmUp() {}
   // Compiles / dispatches / creates the primitive for `problem` on `operands`.
   // Throws nkbench::Error with a one-line message on failure.
   virtual std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) = 0;

@@ -12,6 +12,7 @@
 #include "harness/run/interrupt.h"
 #include "harness/run/runner.h"
 #include "harness/tune/tuning_selection.h"
+#include "kernels/mlir/jit/kernel_cache.h"
 #include "kernels/mlir/schedule.h"
 #include "kernels/registry.h"
 
@@ -24,6 +25,7 @@ struct RunArguments {
   std::string isa = "auto";
   std::string schedule;
   std::string tuning = "auto";
+  std::string kernel_cache = "auto";
   std::string filter;
   std::optional<std::string> shard;
   int repetitions = 5;
@@ -64,6 +66,7 @@ int run(const RunArguments& args, const std::string& command_line) {
   options.isa = parseIsaOption(args.isa);
   options.mlir_schedule = args.schedule;
   options.tuning = args.tuning;
+  options.kernel_cache_dir = mlir_backend::kernelCacheDirOf(args.kernel_cache).string();
   options.filter = args.filter;
   options.timing.repetitions = args.repetitions;
   options.timing.min_time_s = args.min_time_s;
@@ -123,6 +126,7 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
                   "MLIR schedule to use instead of the tuned or analytic one: " + mlir_backend::scheduleNames() +
                       ", or FAMILY.MxN[:gemm=BMxBNxBK] (e.g. avx512.f32.12x32)");
   cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str();
+  cmd->add_option("--kernel-cache", args->kernel_cache, mlir_backend::kKernelCacheHelp)->capture_default_str();
   cmd->add_option("--filter", args->filter, "Run only cases whose id matches this regex");
   cmd->add_option("--shard", args->shard, kShardHelp);
   cmd->add_option("--reps", args->repetitions, "Timed repetitions per row")->capture_default_str()

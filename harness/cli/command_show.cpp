@@ -95,6 +95,7 @@ int show(const ShowArguments& args) {
                            c.problem.kind == OpKind::Gemm ? "block " : "", kernel.describe(), schedule.name,
                            " (" + route.source + (route.reason.empty() ? "" : "; " + route.reason) + ")", toString(isa),
                            compiler.targetDescription());
+  std::cout << "// compile time per stage (ms, no kernel cache, no JIT link): " << stages.times.describe() << "\n";
   for (const auto& [name, member] : kStages)
     if (args.stage == "all" || args.stage == name)
       std::cout << fmt::format("// ----- {} -----\n{}\n", name, stages.*member);

@@ -9,6 +9,7 @@
 #include "harness/run/interrupt.h"
 #include "harness/suite/suite.h"
 #include "harness/tune/tuner.h"
+#include "kernels/mlir/jit/kernel_cache.h"
 
 namespace nkbench::cli {
 namespace {
@@ -23,6 +24,7 @@ struct TuneArguments {
   std::size_t cases_per_class = 3;
   bool isolate = true;
   bool quiet = false;
+  std::string kernel_cache = "auto";
 };
 
 std::string gain(const TunedClass& tuned) {
@@ -40,6 +42,7 @@ int tune(const TuneArguments& args, const std::string& command_line) {
   options.candidates = args.candidates;
   options.cases_per_class = args.cases_per_class;
   options.isolate = args.isolate;
+  options.kernel_cache_dir = mlir_backend::kernelCacheDirOf(args.kernel_cache).string();
   options.progress = !args.quiet;
   options.command_line = command_line;
 
@@ -83,6 +86,7 @@ void addTuneCommand(CLI::App& app, Action& action, const std::string& command_li
       ->check(CLI::Range(1, 32));
   cmd->add_flag("--isolate,!--no-isolate", args->isolate,
                 "Run candidates in child processes, so that one that crashes costs its own measurement (default)");
+  cmd->add_option("--kernel-cache", args->kernel_cache, mlir_backend::kKernelCacheHelp)->capture_default_str();
   cmd->add_flag("--quiet", args->quiet, "No progress bar on stderr (it only shows on a terminal anyway)");
   cmd->footer("Exit status: 0 when done, 2 on bad input, 130 when interrupted (the file keeps the classes done).");
   cmd->callback([args, &action, command_line] { action = [args, command_line] { return tune(*args, command_line); }; });

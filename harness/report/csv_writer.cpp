@@ -12,13 +12,13 @@ namespace nkbench {
 namespace {
 
 // Grouped as: the case, where it ran, what ran, timings, one-time costs, verification.
-constexpr std::array<std::string_view, 34> kColumns = {
+constexpr std::array<std::string_view, 35> kColumns = {
     "suite", "case", "kind", "dtype", "c_dtype", "m", "n", "k", "batch", "beta",
     "isa", "isa_used", "backend", "threads",
     "register_block", "schedule", "schedule_source", "implementation", "nanokernel",
     "repetitions", "median_gflops", "best_gflops", "median_ms", "best_ms", "stddev_ms",
     "iqr_ms", "noisy", "peak_fraction", "ratio_to_libxsmm",
-    "compile_ms", "pack_ms",
+    "compile_ms", "kernel_cache", "pack_ms",
     "status", "max_error", "note"};
 
 // RFC 4180: a field holding a comma, quote or line break is quoted, quotes doubled.
@@ -76,6 +76,7 @@ std::string csvRecord(const ResultRow& row) {
       if_timed(fmt::format("{:.3f}", row.peak_fraction)),
       timed && row.ratio_to_libxsmm ? fmt::format("{:.3f}", *row.ratio_to_libxsmm) : std::string(),
       milliseconds(row.compile_ms),
+      csvField(row.kernel_cache),
       milliseconds(row.pack_ms),
       std::string(toString(row.status)),
       row.verified() ? fmt::format("{:.3g}", row.max_error) : std::string(),

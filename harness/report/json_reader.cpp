@@ -77,6 +77,7 @@ ResultRow rowFromJson(const json& row) {
     if (const auto ratio = row.find("ratio_to_libxsmm"); ratio != row.end() && !ratio->is_null())
       result.ratio_to_libxsmm = jsonValue<double>(*ratio, "ratio_to_libxsmm");
     result.compile_ms = valueOr(row, "compile_ms", 0.0);
+    result.kernel_cache = valueOr<std::string>(row, "kernel_cache", "");
     result.pack_ms = valueOr(row, "pack_ms", 0.0);
     const std::string status = required<std::string>(row, "status");
     result.status = parsed(parseVerifyStatus(status), "status", status);

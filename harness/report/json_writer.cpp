@@ -71,6 +71,7 @@ json toJson(const ResultRow& row) {
       {"ratio_to_libxsmm",
        timed && row.ratio_to_libxsmm ? json(*row.ratio_to_libxsmm) : json(nullptr)},
       {"compile_ms", row.compile_ms},
+      {"kernel_cache", row.kernel_cache},
       {"pack_ms", row.pack_ms},
       {"status", toString(row.status)},
       {"max_error", row.verified() ? json(row.max_error) : json(nullptr)},

@@ -25,6 +25,9 @@ struct ResultRow {
   // (the documented defaults), "tuned: FILE" or "--schedule"; empty for libraries.
   std::string schedule;
   std::string schedule_source;
+  // mlir: whether the kernels came from the kernel cache ("hit"), were compiled
+  // into it ("miss") or without one ("off"); empty for libraries.
+  std::string kernel_cache;
   std::string implementation;
   std::string nanokernel;
   int repetitions = 0;

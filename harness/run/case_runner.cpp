@@ -103,6 +103,7 @@ std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase
       row.register_block = kernel.info().register_block;
       row.schedule = kernel.info().schedule;
       row.schedule_source = kernel.info().schedule_source;
+      row.kernel_cache = kernel.info().kernel_cache;
       row.nanokernel = kernel.info().nanokernel;
     }
     announce(CaseStage::Verifying);

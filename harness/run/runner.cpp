@@ -91,6 +91,7 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   config.host = features;
   config.threads = 1;
   config.mlir_schedule = options.mlir_schedule;
+  config.kernel_cache_dir = options.kernel_cache_dir;
   const TuningSelection tuning = selectTuning(options.tuning, *isa, thisTuningHost(features, hostCacheSizes()));
   if (!tuning.warning.empty()) std::cerr << tuning.warning << "\n";
   config.mlir_tuning_file = tuning.file;
@@ -156,6 +157,14 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   settings.cold_rotation_bytes = cold_rotation_bytes;
   std::vector<Backend*> case_backends;
   for (const auto& backend : backends) case_backends.push_back(backend.get());
+  if (options.isolate)
+    for (Backend* backend : case_backends) {
+      try {
+        backend->warmUp();
+      } catch (const Error&) {
+        // Only a head start: the cases report whatever made it fail.
+      }
+    }
   ProgressBar progress(cases.size(), options.progress);
   const InterruptScope interrupts;
   for (std::size_t ci = 0; ci < cases.size() && !interruptRequested(); ++ci) {

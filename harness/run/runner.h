@@ -21,6 +21,7 @@ struct RunOptions {
   std::optional<Isa> isa;             // nullopt: the best the host has
   std::string mlir_schedule;          // empty: tuned or analytic (see tuning)
   std::string tuning = "auto";        // --tuning: FILE, none or auto (tuning_selection.h)
+  std::string kernel_cache_dir;       // mlir's kernel cache; empty: off
   std::string filter;                 // regex on case ids; empty: all
   std::optional<Shard> shard;         // run only this shard of the filtered cases
   TimingOptions timing;

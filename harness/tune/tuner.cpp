@@ -83,6 +83,7 @@ class Tuner {
       config.isa = isa_;
       config.host = features_;
       config.mlir_schedule = schedule;
+      config.kernel_cache_dir = options_.kernel_cache_dir;
       backends.push_back(createBackend("mlir", config));
       pointers.push_back(backends.back().get());
     }

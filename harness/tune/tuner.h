@@ -28,6 +28,7 @@ struct TuneOptions {
   std::size_t cases_per_class = 3;
   bool progress = true;
   bool isolate = true;  // candidates run in child processes, as `run --isolate`
+  std::string kernel_cache_dir;  // mlir's kernel cache; empty: off
   std::string command_line;
 };
 

@@ -40,6 +40,7 @@ KernelInfo describe(const CompiledKernel& kernel, const Schedule& schedule, Isa 
   info.isa_used = std::string(toString(emulated ? Isa::AmxEmulated : schedule.isa));
   info.register_block = kernel.registerBlocks();
   info.schedule = schedule.name;
+  info.kernel_cache = mlir_backend::toString(kernel.cacheUse());
   info.nanokernel = kernel.evidence().summary;
   return info;
 }
@@ -189,7 +190,8 @@ class GemmKernel final : public Kernel {
 class MlirBackend final : public Backend {
  public:
   MlirBackend(const BackendConfig& config, Lowering lowering)
-      : config_(config), lowering_(lowering), caches_(hostCacheSizes()), compiler_(config.isa, caches_) {
+      : config_(config), lowering_(lowering), caches_(hostCacheSizes()),
+        compiler_(config.isa, caches_, "", config.kernel_cache_dir) {
     if (!config.mlir_schedule.empty()) mlir_backend::parseScheduleSpec(config.mlir_schedule);
     tuned_.file = config.mlir_tuning_file;
     tuned_.by_class = config.mlir_tuned_schedules;
@@ -235,6 +237,24 @@ class MlirBackend final : public Backend {
     const RouteChoice route = routeFor(problem);
     const std::string source = route.source == "analytic" ? "" : " (" + route.source + ")";
     return route.schedule.name + source + (route.reason.empty() ? "" : "; " + route.reason);
+  }
+
+  // One small kernel through every stage but the JIT (and past the kernel
+  // cache): the first compilation in a process resolves MLIR's and LLVM's
+  // symbols and builds their pass pipelines, about half again a kernel's cost.
+  void warmUp() override {
+    Problem tiny;
+    tiny.kind = OpKind::Brgemm;
+    tiny.m = 2;
+    tiny.n = 16;
+    tiny.k = 2;
+    tiny.batch = 2;
+    for (DType dtype : {DType::F32, DType::BF16}) {
+      tiny.dtype = dtype;
+      const RouteChoice route = routeFor(tiny);
+      if (route.schedule.nanokernel == NanokernelKind::AmxTile || unsupportedReason(tiny)) continue;
+      compiler_.generate(mlir_backend::kernelProblemFor(tiny, route.schedule, caches_), route.schedule, lowering_);
+    }
   }
 
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {

@@ -3,16 +3,25 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 
 #include "harness/core/error.h"
 #include "kernels/mlir/amx/amx_payload_ir.h"
 #include "kernels/mlir/amx/tile_emulator.h"
 #include "kernels/mlir/amx/tile_state.h"
+#include "kernels/mlir/jit/build_id.h"
+#include "kernels/mlir/jit/kernel_cache.h"
+#include "kernels/mlir/jit/kernel_jit.h"
 #include "kernels/mlir/vector/payload_ir.h"
 #include "kernels/mlir/vector/register_block_plan.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/TargetParser/Host.h"
@@ -21,7 +30,6 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -128,70 +136,125 @@ OpCounts countOps(mlir::Operation* root) {
 }
 
 // The functions a tile kernel calls: the configuration switch, and the emulator's instructions.
-void registerTileFunctions(mlir::ExecutionEngine& engine, TileMachine machine) {
-  std::vector<std::pair<std::string, void*>> functions;
-  if (machine == TileMachine::Emulated) functions = emulatedTileFunctions();
-  functions.emplace_back(kAmxUseTileConfig, reinterpret_cast<void*>(useTileConfigEntry(machine)));
-  engine.registerSymbols([&](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    for (const auto& [name, address] : functions)
-      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
+HostSymbols tileSymbols(TileMachine machine) {
+  HostSymbols symbols;
+  if (machine == TileMachine::Emulated) symbols = emulatedTileFunctions();
+  symbols.emplace_back(kAmxUseTileConfig, reinterpret_cast<void*>(useTileConfigEntry(machine)));
+  return symbols;
 }
 
-// The kernel's host code after LLVM's optimizations, as assembly.
-std::string emitAssembly(mlir::ModuleOp module, llvm::TargetMachine& machine,
-                         const std::function<llvm::Error(llvm::Module*)>& optimize) {
-  llvm::LLVMContext context;
+// Wall time of stages, lap by lap.
+class StageClock {
+ public:
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+    return ms;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+// The LLVM dialect as an optimized LLVM module for `machine`.
+std::unique_ptr<llvm::Module> optimizedModule(mlir::ModuleOp module, llvm::LLVMContext& context,
+                                              llvm::TargetMachine& machine, CompileTimes& times) {
+  StageClock clock;
   std::unique_ptr<llvm::Module> llvm_module = mlir::translateModuleToLLVMIR(module, context);
   if (!llvm_module) throw Error("mlir: cannot translate the kernel to LLVM IR");
   llvm_module->setDataLayout(machine.createDataLayout());
   llvm_module->setTargetTriple(machine.getTargetTriple());
-  if (llvm::Error error = optimize(llvm_module.get()))
+  times.translate += clock.lap();
+  if (llvm::Error error = mlir::makeOptimizingTransformer(3, 0, &machine)(llvm_module.get()))
     throw Error("mlir: LLVM optimization failed: " + llvm::toString(std::move(error)));
-  llvm::SmallString<0> text;
-  llvm::raw_svector_ostream os(text);
+  times.optimize += clock.lap();
+  return llvm_module;
+}
+
+// Machine code of `module`, as an object file or as assembly text.
+std::string emitCode(llvm::Module& module, llvm::TargetMachine& machine, llvm::CodeGenFileType type) {
+  llvm::SmallString<0> code;
+  llvm::raw_svector_ostream os(code);
   llvm::legacy::PassManager passes;
-  if (machine.addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
-    throw Error("mlir: the target cannot emit assembly");
-  passes.run(*llvm_module);
-  return std::string(text);
+  if (machine.addPassesToEmitFile(passes, os, nullptr, type)) throw Error("mlir: the target cannot emit its code");
+  passes.run(module);
+  return std::string(code);
+}
+
+// What a cached kernel needs beside its code, as the entry's metadata.
+std::string metadataOf(const NanokernelEvidence& evidence, const std::string& blocks,
+                       const std::optional<TileCalls>& tiles) {
+  nlohmann::json json = {{"composed", evidence.composed}, {"summary", evidence.summary}, {"register_blocks", blocks}};
+  if (tiles)
+    json["tiles"] = {{"machine", tiles->machine == TileMachine::Emulated ? "emulated" : "real"},
+                     {"palette", llvm::toHex(tiles->entry_palette.bytes, true)}};
+  return json.dump();
+}
+
+struct CachedMetadata {
+  NanokernelEvidence evidence;
+  std::string blocks;
+  std::optional<TileCalls> tiles;
+};
+
+// nullopt when the metadata does not read back (an entry of a format this build does not know).
+std::optional<CachedMetadata> readMetadata(const std::string& text) {
+  try {
+    const nlohmann::json json = nlohmann::json::parse(text);
+    CachedMetadata metadata;
+    metadata.evidence = {json.at("composed").get<bool>(), json.at("summary").get<std::string>()};
+    metadata.blocks = json.at("register_blocks").get<std::string>();
+    if (const auto tiles = json.find("tiles"); tiles != json.end()) {
+      TileCalls calls;
+      calls.machine = tiles->at("machine").get<std::string>() == "emulated" ? TileMachine::Emulated : TileMachine::Real;
+      const std::string palette = llvm::fromHex(tiles->at("palette").get<std::string>());
+      if (palette.size() != TilePalette::kBytes) return std::nullopt;
+      std::copy(palette.begin(), palette.end(), calls.entry_palette.bytes.begin());
+      metadata.tiles = calls;
+    }
+    return metadata;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
 }
 
 class JitKernel final : public CompiledKernel {
  public:
-  JitKernel(std::unique_ptr<mlir::ExecutionEngine> engine, KernelFunction fn, NanokernelEvidence evidence,
-            std::string blocks, std::optional<TileCalls> tiles, double compile_ms)
-      : engine_(std::move(engine)), fn_(fn), evidence_(std::move(evidence)), blocks_(std::move(blocks)),
-        tiles_(std::move(tiles)), compile_ms_(compile_ms) {}
-  KernelFunction function() const override { return fn_; }
+  JitKernel(std::unique_ptr<LoadedKernel> code, NanokernelEvidence evidence, std::string blocks,
+            std::optional<TileCalls> tiles, CompileTimes times, KernelCacheUse cache_use)
+      : code_(std::move(code)), evidence_(std::move(evidence)), blocks_(std::move(blocks)), tiles_(std::move(tiles)),
+        times_(times), cache_use_(cache_use) {}
+  KernelFunction function() const override { return reinterpret_cast<KernelFunction>(code_->entry()); }
   const std::optional<TileCalls>& tileCalls() const override { return tiles_; }
   const NanokernelEvidence& evidence() const override { return evidence_; }
   const std::string& registerBlocks() const override { return blocks_; }
-  double compileMs() const override { return compile_ms_; }
+  const CompileTimes& times() const override { return times_; }
+  KernelCacheUse cacheUse() const override { return cache_use_; }
 
  private:
-  std::unique_ptr<mlir::ExecutionEngine> engine_;
-  KernelFunction fn_;
+  std::unique_ptr<LoadedKernel> code_;
   NanokernelEvidence evidence_;
   std::string blocks_;
   std::optional<TileCalls> tiles_;
-  double compile_ms_;
+  CompileTimes times_;
+  KernelCacheUse cache_use_;
 };
 
 }  // namespace
 
 struct MlirCompiler::Impl {
-  Impl(Isa cap, const CacheSizes& host_caches, const std::string& target_cpu)
-      : isa(cap), caches(host_caches), host_target(target_cpu.empty()) {
+  Impl(Isa cap, const CacheSizes& host_caches, const std::string& target_cpu, const std::string& kernel_cache)
+      : isa(cap), caches(host_caches), host_target(target_cpu.empty()), cache(kernel_cache) {
     initializeOnce();
     mlir::DialectRegistry registry;
     mlir::registerAllDialects(registry);
     mlir::registerAllExtensions(registry);
     mlir::registerAllToLLVMIRTranslations(registry);
     context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
+    // Dialects load as the payload and the passes need them: canonicalization
+    // gathers the patterns of every loaded dialect, each time it runs.
+    context.disableMultithreading();
     if (host_target) {
       auto host = llvm::orc::JITTargetMachineBuilder::detectHost();
       if (!host) throw Error("mlir: cannot detect the host target: " + llvm::toString(host.takeError()));
@@ -202,8 +265,11 @@ struct MlirCompiler::Impl {
     }
     target.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
     for (const std::string& feature : featuresAboveCap(isa)) target.getFeatures().AddFeature(feature);
+    code_generator = targetMachine();
     // Features the cap disables take the ones that build on them along (avx512bf16 with avx512f).
-    native_bf16_rounding = targetMachine()->getMCSubtargetInfo()->checkFeatures("+avx512bf16");
+    native_bf16_rounding = code_generator->getMCSubtargetInfo()->checkFeatures("+avx512bf16");
+    // Code is only run for the host: a compiler for a named CPU makes no JIT.
+    if (host_target) jit = std::make_unique<KernelJit>(target);
   }
 
   std::unique_ptr<llvm::TargetMachine> targetMachine() {
@@ -226,11 +292,27 @@ struct MlirCompiler::Impl {
   Isa isa;
   CacheSizes caches;
   bool host_target;
+  KernelCache cache;
   mlir::MLIRContext context;
   llvm::orc::JITTargetMachineBuilder target{llvm::Triple()};
+  std::unique_ptr<llvm::TargetMachine> code_generator;  // one kernel at a time
+  std::unique_ptr<KernelJit> jit;
+  std::map<std::string, std::unique_ptr<mlir::PassManager>> pipelines;  // by pipeline text
   // LLVM rounds f32 to bf16 with vcvtneps2bf16: to nearest even as toBFloat16
   // does, except that denormal inputs and results become zero (as in vdpbf16ps).
   bool native_bf16_rounding = false;
+};
+
+// A kernel as text, before MLIR parses it: the payload and its transform
+// script (vector routes), or the tile payload, with what they were made from.
+struct MlirCompiler::Source {
+  bool amx = false;
+  RegisterBlockPlan plan;            // vector routes
+  std::vector<TileRegion> regions;   // the tile route
+  bool emulated_tiles = false;
+  std::string payload;
+  std::string script;  // empty on the tile route
+  Lowering lowering = Lowering::Nanokernel;
 };
 
 // A kernel lowered to the LLVM dialect, with the op counts that prove its nanokernels.
@@ -241,8 +323,18 @@ struct MlirCompiler::Lowered {
   std::optional<TileCalls> tiles;
 };
 
-MlirCompiler::MlirCompiler(Isa isa, const CacheSizes& caches, const std::string& target_cpu)
-    : impl_(std::make_unique<Impl>(isa, caches, target_cpu)) {}
+const char* toString(KernelCacheUse use) {
+  switch (use) {
+    case KernelCacheUse::Off: return "off";
+    case KernelCacheUse::Miss: return "miss";
+    case KernelCacheUse::Hit: return "hit";
+  }
+  return "off";
+}
+
+MlirCompiler::MlirCompiler(Isa isa, const CacheSizes& caches, const std::string& target_cpu,
+                           const std::string& kernel_cache)
+    : impl_(std::make_unique<Impl>(isa, caches, target_cpu, kernel_cache)) {}
 MlirCompiler::~MlirCompiler() = default;
 
 std::string MlirCompiler::targetDescription() const {
@@ -251,8 +343,56 @@ std::string MlirCompiler::targetDescription() const {
   return impl_->target.getCPU() + features;
 }
 
-MlirCompiler::Lowered MlirCompiler::lower(const Problem& p, const Schedule& schedule, Lowering lowering,
-                                          CompilationStages* stages) {
+MlirCompiler::Source MlirCompiler::generateSource(const Problem& p, const Schedule& schedule, Lowering lowering) {
+  Source source;
+  source.lowering = lowering;
+  if (schedule.nanokernel == NanokernelKind::AmxTile) {
+    if (auto reason = amxTileUnsupported(p)) throw Error(*reason);
+    source.amx = true;
+    source.regions = planTileRegions(p, schedule.block_m, schedule.block_n);
+    source.emulated_tiles = impl_->isa == Isa::AmxEmulated;
+    const AmxPayloadOptions options{
+        .tile_ops = source.emulated_tiles ? AmxTileOps::EmulatorCalls : AmxTileOps::Intrinsics,
+        .prefetch_next_batch_entry = schedule.prefetch && amxPrefetchesNextBatchEntry(p, impl_->caches.l1d_bytes)};
+    source.payload = buildAmxPayload(p, source.regions, options);
+    return source;
+  }
+  source.plan = planRegisterBlocks(p, schedule, impl_->caches);
+  source.payload = buildPayload(p, source.plan);
+  source.script = buildTransformScript(p, source.plan, lowering);
+  return source;
+}
+
+// Everything that decides the machine code: the texts MLIR compiles, and what
+// the compiler does to them beyond the texts. An option that changes the code
+// and is not in the texts must be added here.
+std::string MlirCompiler::cacheKey(const Source& source, const Problem& p, const Schedule& schedule) const {
+  const llvm::orc::JITTargetMachineBuilder& target = impl_->target;
+  return kernelCacheKey({
+      {"entry format", "1"},
+      {"nkbench", NKBENCH_VERSION},
+      {"executable", executableBuildId()},
+      {"llvm", LLVM_VERSION_STRING},
+      {"triple", target.getTargetTriple().str()},
+      {"cpu", target.getCPU()},
+      {"features", target.getFeatures().getString()},
+      {"isa cap", std::string(nkbench::toString(impl_->isa))},
+      {"lowering", source.lowering == Lowering::Nanokernel ? "nanokernel" : "generic"},
+      {"schedule", schedule.name},
+      {"problem", p.describe()},
+      {"payload", source.payload},
+      {"transform script", source.script},
+      {"bufferize", kBufferizePipeline},
+      {"to llvm", kToLlvmPipeline},
+      {"flatten bf16 transfers", "512 bits"},
+      {"native bf16 rounding", impl_->native_bf16_rounding ? "yes" : "no"},
+      {"llvm optimization", "O3, code generation aggressive"},
+      {"function", kKernelFunction},
+  });
+}
+
+MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p, CompilationStages* stages,
+                                          CompileTimes& times) {
   mlir::MLIRContext& context = impl_->context;
 
   // First error wins: it names the real culprit, later ones are consequences.
@@ -266,30 +406,30 @@ MlirCompiler::Lowered MlirCompiler::lower(const Problem& p, const Schedule& sche
                              diagnostic.empty() ? "no diagnostic" : diagnostic));
   };
 
-  if (schedule.nanokernel == NanokernelKind::AmxTile) return lowerAmx(p, schedule, stages, fail);
-  const RegisterBlockPlan plan = planRegisterBlocks(p, schedule, impl_->caches);
-  const std::string payload = buildPayload(p, plan);
-  const std::string script = buildTransformScript(p, plan, lowering);
+  if (source.amx) return lowerAmx(source, p, stages, fail, times);
+  const RegisterBlockPlan& plan = source.plan;
   if (stages) {
-    stages->payload = payload;
-    stages->transform_script = script;
+    stages->payload = source.payload;
+    stages->transform_script = source.script;
   }
+  StageClock clock;
   Lowered result;
-  result.module = mlir::parseSourceString<mlir::ModuleOp>("module {\n" + payload + script + "}\n", &context);
+  result.module =
+      mlir::parseSourceString<mlir::ModuleOp>("module {\n" + source.payload + source.script + "}\n", &context);
   mlir::OwningOpRef<mlir::ModuleOp>& module = result.module;
   if (!module) throw fail("parsing the payload");
+  times.parse += clock.lap();
 
-  mlir::PassManager schedule_pm(&context);
-  if (mlir::failed(mlir::parsePassPipeline("transform-interpreter", schedule_pm)) ||
-      mlir::failed(schedule_pm.run(*module)))
-    throw fail("the transform schedule");
+  runPipeline(*module, "transform-interpreter", "the transform schedule", fail);
   // The schedule has been applied: drop it before lowering the payload.
   for (auto nested : llvm::make_early_inc_range(module->getBody()->getOps<mlir::ModuleOp>()))
     if (nested->hasAttr("transform.with_named_sequence")) nested->erase();
   const OpCounts scheduled = countOps(*module);
   if (stages) stages->scheduled = printOp(*module);
+  times.schedule += clock.lap();
 
   runPipeline(*module, kBufferizePipeline, "bufferization", fail);
+  times.bufferize += clock.lap();
   // bf16: the VNNI load of B is an n-D transfer that would otherwise be scalarised
   // into one load per pair; flattened, it is one vector load. Only transfers whose
   // rows are at most one zmm are flattened: a whole-C fill (unfused when the batch
@@ -308,28 +448,24 @@ MlirCompiler::Lowered MlirCompiler::lower(const Problem& p, const Schedule& sche
   // A kernel calls nothing: a call would be a heap allocation on every invocation.
   if (lowered.count("llvm.call")) throw Error("mlir: the kernel for " + p.describe() + " allocates memory per call");
   if (stages) stages->llvm_dialect = printOp(*module);
-  result.evidence = checkNanokernels(lowering, plan, scheduled, lowered);
+  result.evidence = checkNanokernels(source.lowering, plan, scheduled, lowered);
   result.register_blocks = describeRegisterBlocks(plan);
+  times.lower += clock.lap();
   return result;
 }
 
 // No schedule to apply: the payload holds the tile loops as they run.
-MlirCompiler::Lowered MlirCompiler::lowerAmx(const Problem& p, const Schedule& schedule, CompilationStages* stages,
-                                             const FailureReporter& fail) {
-  if (auto reason = amxTileUnsupported(p)) throw Error(*reason);
-  const std::vector<TileRegion> regions = planTileRegions(p, schedule.block_m, schedule.block_n);
-  const bool emulated = impl_->isa == Isa::AmxEmulated;
-  const AmxPayloadOptions options{
-      .tile_ops = emulated ? AmxTileOps::EmulatorCalls : AmxTileOps::Intrinsics,
-      .prefetch_next_batch_entry = schedule.prefetch && amxPrefetchesNextBatchEntry(p, impl_->caches.l1d_bytes)};
-  const std::string payload = buildAmxPayload(p, regions, options);
+MlirCompiler::Lowered MlirCompiler::lowerAmx(const Source& source, const Problem& p, CompilationStages* stages,
+                                             const FailureReporter& fail, CompileTimes& times) {
   if (stages) {
-    stages->payload = payload;
+    stages->payload = source.payload;
     stages->transform_script = "// none: the payload holds the tile loops as they run\n";
   }
+  StageClock clock;
   Lowered result;
-  result.module = mlir::parseSourceString<mlir::ModuleOp>("module {\n" + payload + "}\n", &impl_->context);
+  result.module = mlir::parseSourceString<mlir::ModuleOp>("module {\n" + source.payload + "}\n", &impl_->context);
   if (!result.module) throw fail("parsing the amx payload");
+  times.parse += clock.lap();
   const OpCounts payload_ops = countOps(*result.module);
   if (stages) stages->scheduled = printOp(*result.module);
   expandBf16RoundingIfNeeded(*result.module, p, fail);
@@ -337,12 +473,13 @@ MlirCompiler::Lowered MlirCompiler::lowerAmx(const Problem& p, const Schedule& s
   const OpCounts lowered = countOps(*result.module);
   if (stages) stages->llvm_dialect = printOp(*result.module);
   std::int64_t tile_products = 0;
-  for (const TileRegion& region : regions) tile_products += region.tiles();
-  result.evidence = emulated ? checkEmulatedAmxTiles(tile_products, payload_ops, lowered)
-                             : checkAmxTiles(tile_products, payload_ops, lowered);
-  result.register_blocks = describeTileBlocks(regions);
-  result.tiles = TileCalls{.machine = emulated ? TileMachine::Emulated : TileMachine::Real,
-                           .entry_palette = groupTileRegions(regions).front().palette};
+  for (const TileRegion& region : source.regions) tile_products += region.tiles();
+  result.evidence = source.emulated_tiles ? checkEmulatedAmxTiles(tile_products, payload_ops, lowered)
+                                          : checkAmxTiles(tile_products, payload_ops, lowered);
+  result.register_blocks = describeTileBlocks(source.regions);
+  result.tiles = TileCalls{.machine = source.emulated_tiles ? TileMachine::Emulated : TileMachine::Real,
+                           .entry_palette = groupTileRegions(source.regions).front().palette};
+  times.lower += clock.lap();
   return result;
 }
 
@@ -359,39 +496,73 @@ void MlirCompiler::expandBf16RoundingIfNeeded(mlir::ModuleOp module, const Probl
 
 void MlirCompiler::runPipeline(mlir::ModuleOp module, const char* pipeline, const std::string& stage,
                                const FailureReporter& fail) {
-  mlir::PassManager pm(&impl_->context);
-  if (mlir::failed(mlir::parsePassPipeline(pipeline, pm)) || mlir::failed(pm.run(module))) throw fail(stage);
+  // Parsed and initialized once per compiler: a pass's initialization (the
+  // canonicalizer gathers every loaded dialect's patterns) then serves every kernel.
+  std::unique_ptr<mlir::PassManager>& pm = impl_->pipelines[pipeline];
+  if (!pm) {
+    pm = std::make_unique<mlir::PassManager>(&impl_->context);
+    if (mlir::failed(mlir::parsePassPipeline(pipeline, *pm))) {
+      pm.reset();
+      throw fail(stage);
+    }
+  }
+  if (mlir::failed(pm->run(module))) throw fail(stage);
 }
 
 std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Schedule& schedule, Lowering lowering,
                                                       CompilationStages* stages) {
   if (!impl_->host_target) throw Error("mlir: a compiler for a named target CPU does not run kernels");
-  const auto start = std::chrono::steady_clock::now();
-  Lowered lowered = lower(p, schedule, lowering, stages);
-  std::unique_ptr<llvm::TargetMachine> machine = impl_->targetMachine();
-  auto optimize = mlir::makeOptimizingTransformer(3, 0, machine.get());
-  if (stages) stages->assembly = emitAssembly(*lowered.module, *impl_->targetMachine(), optimize);
-  mlir::ExecutionEngineOptions options;
-  options.transformer = optimize;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  auto engine = mlir::ExecutionEngine::create(*lowered.module, options, std::move(machine));
-  if (!engine) throw Error(fmt::format("mlir: JIT failed for {}: {}", p.describe(), llvm::toString(engine.takeError())));
-  if (lowered.tiles) registerTileFunctions(**engine, lowered.tiles->machine);
-  auto symbol = (*engine)->lookup(kKernelFunction);
-  if (!symbol) throw Error(fmt::format("mlir: kernel symbol missing: {}", llvm::toString(symbol.takeError())));
+  CompileTimes times;
+  StageClock clock;
+  const Source source = generateSource(p, schedule, lowering);
+  times.generate = clock.lap();
 
-  const double compile_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return std::make_unique<JitKernel>(std::move(*engine), reinterpret_cast<KernelFunction>(*symbol),
-                                     std::move(lowered.evidence), std::move(lowered.register_blocks),
-                                     std::move(lowered.tiles), compile_ms);
+  const KernelCache& cache = impl_->cache;
+  const std::string key = cache.enabled() ? cacheKey(source, p, schedule) : "";
+  if (cache.enabled() && !stages)
+    if (std::optional<KernelCacheEntry> entry = cache.find(key))
+      if (std::optional<CachedMetadata> metadata = readMetadata(entry->metadata)) {
+        times.cache = clock.lap();
+        auto code = impl_->jit->load(entry->object, metadata->tiles ? tileSymbols(metadata->tiles->machine) : HostSymbols{},
+                                     kKernelFunction);
+        times.link = clock.lap();
+        return std::make_unique<JitKernel>(std::move(code), std::move(metadata->evidence), std::move(metadata->blocks),
+                                           std::move(metadata->tiles), times, KernelCacheUse::Hit);
+      }
+  times.cache = clock.lap();
+
+  Lowered lowered = lower(source, p, stages, times);
+  llvm::LLVMContext llvm_context;
+  std::unique_ptr<llvm::Module> module = optimizedModule(*lowered.module, llvm_context, *impl_->code_generator, times);
+  clock.lap();
+  if (stages) {
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*module);
+    stages->assembly = emitCode(*copy, *impl_->code_generator, llvm::CodeGenFileType::AssemblyFile);
+  }
+  const std::string object = emitCode(*module, *impl_->code_generator, llvm::CodeGenFileType::ObjectFile);
+  times.codegen = clock.lap();
+  if (cache.enabled()) cache.store(key, {metadataOf(lowered.evidence, lowered.register_blocks, lowered.tiles), object});
+  times.cache += clock.lap();
+  auto code = impl_->jit->load(object, lowered.tiles ? tileSymbols(lowered.tiles->machine) : HostSymbols{},
+                               kKernelFunction);
+  times.link = clock.lap();
+  if (stages) stages->times = times;
+  return std::make_unique<JitKernel>(std::move(code), std::move(lowered.evidence), std::move(lowered.register_blocks),
+                                     std::move(lowered.tiles), times,
+                                     cache.enabled() ? KernelCacheUse::Miss : KernelCacheUse::Off);
 }
 
 CompilationStages MlirCompiler::generate(const Problem& p, const Schedule& schedule, Lowering lowering) {
   CompilationStages stages;
-  Lowered lowered = lower(p, schedule, lowering, &stages);
-  std::unique_ptr<llvm::TargetMachine> machine = impl_->targetMachine();
-  stages.assembly = emitAssembly(*lowered.module, *machine, mlir::makeOptimizingTransformer(3, 0, machine.get()));
+  StageClock clock;
+  const Source source = generateSource(p, schedule, lowering);
+  stages.times.generate = clock.lap();
+  Lowered lowered = lower(source, p, &stages, stages.times);
+  llvm::LLVMContext llvm_context;
+  std::unique_ptr<llvm::Module> module = optimizedModule(*lowered.module, llvm_context, *impl_->code_generator, stages.times);
+  clock.lap();
+  stages.assembly = emitCode(*module, *impl_->code_generator, llvm::CodeGenFileType::AssemblyFile);
+  stages.times.codegen = clock.lap();
   return stages;
 }
 

@@ -1,5 +1,7 @@
 // Compiles a BRGEMM problem through MLIR 22 to host code: payload + schedule ->
-// transform interpreter -> bufferization -> LLVM dialect -> LLVM O3 -> ORC JIT.
+// transform interpreter -> bufferization -> LLVM dialect -> LLVM O3 -> object
+// code -> ORC JIT, with the object code kept in the kernel cache (jit/) so that
+// a later run links it instead.
 #pragma once
 
 #include <functional>
@@ -12,6 +14,7 @@
 #include "harness/core/problem.h"
 #include "harness/host/cache_info.h"
 #include "kernels/mlir/amx/tile_state.h"
+#include "kernels/mlir/jit/compile_times.h"
 #include "kernels/mlir/nanokernel_check.h"
 #include "kernels/mlir/schedule.h"
 #include "kernels/mlir/vector/transform_script.h"
@@ -33,7 +36,12 @@ struct TileCalls {
   TilePalette entry_palette;
 };
 
-// A JIT-compiled kernel; owns the JIT that holds its code.
+// Where a kernel's code came from: compiled with no kernel cache, compiled and
+// stored in it, or read from it.
+enum class KernelCacheUse { Off, Miss, Hit };
+const char* toString(KernelCacheUse use);  // "off", "miss", "hit"
+
+// A JIT-compiled kernel; owns its code in the JIT.
 class CompiledKernel {
  public:
   virtual ~CompiledKernel() = default;
@@ -41,7 +49,9 @@ class CompiledKernel {
   virtual const std::optional<TileCalls>& tileCalls() const = 0;  // nullopt for vector kernels
   virtual const NanokernelEvidence& evidence() const = 0;
   virtual const std::string& registerBlocks() const = 0;
-  virtual double compileMs() const = 0;
+  virtual const CompileTimes& times() const = 0;
+  virtual KernelCacheUse cacheUse() const = 0;
+  double compileMs() const { return times().total(); }
 };
 
 // Every stage of one compilation, as text, for inspection and tests.
@@ -51,6 +61,7 @@ struct CompilationStages {
   std::string scheduled;  // after the transform schedule
   std::string llvm_dialect;
   std::string assembly;   // the host code, as LLVM's code generator emits it
+  CompileTimes times;     // of the stages above (no link: nothing is loaded)
 };
 
 class MlirCompiler {
@@ -58,14 +69,17 @@ class MlirCompiler {
   // Code is generated for the host CPU, or for `target_cpu` (an LLVM CPU name such as
   // "sapphirerapids"), with every ISA level above `isa` disabled. A compiler for a
   // named CPU only generates code to inspect: it never JIT-compiles or runs it.
-  // `caches` sizes the batch chunks (see RegisterBlockPlan).
+  // `caches` sizes the batch chunks (see RegisterBlockPlan). `kernel_cache`: the
+  // directory of the kernel cache (jit/kernel_cache.h); empty: none.
   // Throws nkbench::Error for a CPU LLVM does not know or one that lacks `isa`.
-  MlirCompiler(Isa isa, const CacheSizes& caches, const std::string& target_cpu = "");
+  MlirCompiler(Isa isa, const CacheSizes& caches, const std::string& target_cpu = "",
+               const std::string& kernel_cache = "");
   ~MlirCompiler();
   MlirCompiler(const MlirCompiler&) = delete;
   MlirCompiler& operator=(const MlirCompiler&) = delete;
 
-  // Throws nkbench::Error with the first MLIR diagnostic on failure.
+  // Throws nkbench::Error with the first MLIR diagnostic on failure. With
+  // `stages` the kernel is compiled (not read from the cache) and every stage kept.
   std::unique_ptr<CompiledKernel> compile(const Problem& brgemm, const Schedule& schedule, Lowering lowering,
                                           CompilationStages* stages = nullptr);
   // Every stage, the assembly included, without JIT compiling or running anything.
@@ -74,12 +88,15 @@ class MlirCompiler {
 
  private:
   struct Impl;
+  struct Source;
   struct Lowered;
   // The error for a failed stage, with the first MLIR diagnostic.
   using FailureReporter = std::function<Error(const std::string& stage)>;
-  Lowered lower(const Problem& brgemm, const Schedule& schedule, Lowering lowering, CompilationStages* stages);
-  Lowered lowerAmx(const Problem& brgemm, const Schedule& schedule, CompilationStages* stages,
-                   const FailureReporter& fail);
+  Source generateSource(const Problem& brgemm, const Schedule& schedule, Lowering lowering);
+  std::string cacheKey(const Source& source, const Problem& brgemm, const Schedule& schedule) const;
+  Lowered lower(const Source& source, const Problem& brgemm, CompilationStages* stages, CompileTimes& times);
+  Lowered lowerAmx(const Source& source, const Problem& brgemm, CompilationStages* stages,
+                   const FailureReporter& fail, CompileTimes& times);
   void runPipeline(mlir::ModuleOp module, const char* pipeline, const std::string& stage,
                    const FailureReporter& fail);
   void expandBf16RoundingIfNeeded(mlir::ModuleOp module, const Problem& brgemm, const FailureReporter& fail);

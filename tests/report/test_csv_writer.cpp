@@ -79,7 +79,7 @@ TEST(CsvWriter, HeaderHasTheDocumentedColumnsInOrder) {
       "register_block", "schedule", "schedule_source", "implementation", "nanokernel",
       "repetitions", "median_gflops", "best_gflops", "median_ms", "best_ms", "stddev_ms",
       "iqr_ms", "noisy", "peak_fraction", "ratio_to_libxsmm",
-      "compile_ms", "pack_ms",
+      "compile_ms", "kernel_cache", "pack_ms",
       "status", "max_error", "note"};
   test::TempDir dir;
   CsvWriter writer(dir.path() / "out.csv");
