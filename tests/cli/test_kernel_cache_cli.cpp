@@ -41,7 +41,8 @@ TEST(KernelCacheCli, ARerunHitsAndComputesTheSame) {
 TEST(KernelCacheCli, OffCompilesEveryTimeAndLibrariesSayNothing) {
   const SuiteRun run = runCases("cache-off", kCases, "--backends mlir,libxsmm --kernel-cache off");
   ASSERT_EQ(run.outcome.exit_code, 0) << run.outcome.output;
-  for (const auto& row : readReport(run.json).at("rows"))
+  const nlohmann::json off_report = readReport(run.json);
+  for (const auto& row : off_report.at("rows"))
     EXPECT_EQ(row.at("kernel_cache"), row.at("backend") == "mlir" ? "off" : "") << row.dump();
 }
 
@@ -57,13 +58,15 @@ TEST(KernelCacheCli, ADamagedEntryIsReportedOnceAndRebuilt) {
   }
   const SuiteRun rerun = runCases("damage-second", kCases, options);
   ASSERT_EQ(rerun.outcome.exit_code, 0) << rerun.outcome.output;
-  for (const auto& row : readReport(rerun.json).at("rows")) {
+  const nlohmann::json rerun_report = readReport(rerun.json);
+  for (const auto& row : rerun_report.at("rows")) {
     EXPECT_EQ(row.at("kernel_cache"), "miss") << row.dump();
     EXPECT_EQ(row.at("status"), "passed");
   }
   EXPECT_NE(rerun.outcome.output.find("is damaged"), std::string::npos) << rerun.outcome.output;
   const SuiteRun third = runCases("damage-third", kCases, options);
-  for (const auto& row : readReport(third.json).at("rows")) EXPECT_EQ(row.at("kernel_cache"), "hit") << row.dump();
+  const nlohmann::json third_report = readReport(third.json);
+  for (const auto& row : third_report.at("rows")) EXPECT_EQ(row.at("kernel_cache"), "hit") << row.dump();
 }
 
 }  // namespace

@@ -63,7 +63,8 @@ TEST(Tune, WritesVerifiedMeasurementsPerShapeClassAndRunUsesThem) {
   const Outcome analytic = runNkbench("run --suite " + tuneSuite().string() + " --backends mlir --isa avx2 --tuning none " +
                                       kQuick + " --json " + json.string());
   ASSERT_EQ(analytic.exit_code, 0) << analytic.output;
-  for (const auto& row : readReport(json).at("rows")) {
+  const nlohmann::json analytic_report = readReport(json);
+  for (const auto& row : analytic_report.at("rows")) {
     EXPECT_EQ(row.at("schedule"), "avx2.f32.6x16");
     EXPECT_EQ(row.at("schedule_source"), "analytic");
   }
@@ -102,7 +103,8 @@ TEST(Tune, TheDefaultLocationIsFoundAndAnotherHostsFileIsRefused) {
   EXPECT_EQ(skipped.exit_code, 0) << skipped.output;
   EXPECT_NE(skipped.output.find("warning: tuning file " + found.string() + " not used"), std::string::npos)
       << skipped.output;
-  for (const auto& row : readReport(json).at("rows")) EXPECT_EQ(row.at("schedule_source"), "analytic");
+  const nlohmann::json skipped_report = readReport(json);
+  for (const auto& row : skipped_report.at("rows")) EXPECT_EQ(row.at("schedule_source"), "analytic");
   // tune refuses to overwrite it.
   const Outcome overwrite = runNkbench("tune --suite " + tuneSuite().string() + kQuickTune, environment);
   EXPECT_EQ(overwrite.exit_code, 2);
