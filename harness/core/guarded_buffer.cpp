@@ -35,7 +35,7 @@ GuardedRegion::GuardedRegion(std::size_t bytes, BufferName name) : bytes_(bytes)
   if (bytes == 0) return;
   const std::size_t page = pageBytes();
   const std::size_t guard = roundUp(kGuardBytes, page);
-  const std::size_t padded = roundUp(bytes, kGuardedAlignment);
+  const std::size_t padded = roundUp(bytes, kGuardedAlignment) + kVectorSlackBytes;
   const std::size_t data_pages_bytes = roundUp(padded, page);
   mapping_bytes_ = guard + data_pages_bytes + guard;
   // All no-access first; only the data pages are opened, so the guards are never committed.

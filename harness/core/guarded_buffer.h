@@ -2,13 +2,19 @@
 // outside its operands faults instead of passing unseen.
 //
 // Layout of one mapping (pages of the host's size):
-//   [leading guard][slack | data | <=63 B slack][trailing guard]
-// The data's end sits as close to the trailing guard as 64-byte alignment
-// allows, so an overrun faults at once or after at most 63 bytes. The slack is
-// filled with canary bytes: canaryDamage() finds writes the pages cannot (into
-// the slack after the end, or before the start within the first data page).
-// Reads of the slack go unseen. Each buffer is registered with
-// guard_registry.h, which names the buffer behind a fault address.
+//   [leading guard][slack | data | 64 B + <=63 B slack][trailing guard]
+// The data's end sits one vector (64 bytes, a zmm register) before the trailing
+// guard, plus what 64-byte alignment adds: an overrun faults once it passes
+// that. The vector keeps the masked-off lanes of a kernel's edge loads and
+// stores (vmovups {k}, vmaskmovps) off the guard: they are no accesses, but a
+// core suppresses their faults with a microcode assist of hundreds of cycles,
+// which a timed call would pay at every edge that ends an operand (about 250
+// ns per call, on the Zen 5 VM) and a real operand, followed by other memory,
+// never does. The slack is filled with canary bytes: canaryDamage() finds
+// writes the pages cannot (into the slack after the end, or before the start
+// within the first data page). Reads of the slack go unseen. Each buffer is
+// registered with guard_registry.h, which names the buffer behind a fault
+// address.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +31,8 @@ namespace nkbench {
 
 // The operands' alignment, as in aligned_buffer.h.
 inline constexpr std::size_t kGuardedAlignment = 64;
+// Mapped slack past every operand's end: the widest vector a kernel loads.
+inline constexpr std::size_t kVectorSlackBytes = 64;
 // Each guard is at least this large, rounded up to whole pages; guards are
 // address space only, they cost no memory.
 inline constexpr std::size_t kGuardBytes = 64 * 1024;

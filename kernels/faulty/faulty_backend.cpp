@@ -15,6 +15,8 @@
 namespace nkbench {
 namespace {
 
+constexpr std::int64_t kFaultyReadDistance = 4096;
+
 float elementAt(const void* data, DType dtype, std::int64_t i) {
   return dtype == DType::BF16 ? toFloat(static_cast<const BFloat16*>(data)[i]) : static_cast<const float*>(data)[i];
 }
@@ -66,8 +68,10 @@ __attribute__((no_sanitize("address", "undefined"))) void goWrong(const FaultPla
       break;
     }
     case FaultPlan::Kind::OobRead: {
-      volatile const char* before_a = static_cast<const char*>(operands.a) - 1;
-      [[maybe_unused]] const char byte = *before_a;
+      // A page past B's end: past its slack, inside its guard (guarded_buffer.h).
+      const std::int64_t b_bytes = p.batch * p.k * p.n * elementBytes(p.dtype);
+      volatile const char* past_b = static_cast<const char*>(operands.b) + b_bytes + kFaultyReadDistance;
+      [[maybe_unused]] const char byte = *past_b;
       break;
     }
   }

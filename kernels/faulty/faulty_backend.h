@@ -5,7 +5,7 @@
 // backends: name it with --backends. What goes wrong comes from the
 // environment, NKBENCH_FAULTY=KIND@STAGE[:REGEX]:
 //   KIND   segv | ill | fpe | bus | abort | hang | oob-write | oob-read
-//          (oob-*: one byte past C's end, or before A's start)
+//          (oob-write: one byte past C's end; oob-read: a page past B's end)
 //   STAGE  compile | verify | time
 //   REGEX  matched against the case's problem ("brgemm f32 8x32x32 b4 beta=0");
 //          every case when absent.

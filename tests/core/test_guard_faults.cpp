@@ -69,30 +69,31 @@ class GuardFaultDeathTest : public testing::Test {
   void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
 };
 
-TEST_F(GuardFaultDeathTest, AWriteOneBytePastTheEndFaults) {
-  EXPECT_EXIT(writeAt(16, {"C"}, 64), testing::KilledBySignal(SIGSEGV),
-              "out of bounds: a write 1 byte past the end of C\n");
+TEST_F(GuardFaultDeathTest, AWriteOneBytePastTheVectorSlackFaults) {
+  // 16 floats end one vector (64 bytes) before the guard page.
+  EXPECT_EXIT(writeAt(16, {"C"}, 64 + 64), testing::KilledBySignal(SIGSEGV),
+              "out of bounds: a write 65 bytes past the end of C\n");
 }
 
-TEST_F(GuardFaultDeathTest, AWriteOneBytePastTheSlackFaults) {
-  // 17 floats end 60 bytes before the guard page; those 60 are the canary's.
-  EXPECT_EXIT(writeAt(17, {"C", 4}, 68 + 60), testing::KilledBySignal(SIGSEGV),
-              "out of bounds: a write 61 bytes past the end of C of operand set 4\n");
+TEST_F(GuardFaultDeathTest, AWriteOneBytePastTheAlignmentSlackFaults) {
+  // 17 floats end 60 + 64 bytes before the guard page; those are the canary's.
+  EXPECT_EXIT(writeAt(17, {"C", 4}, 68 + 60 + 64), testing::KilledBySignal(SIGSEGV),
+              "out of bounds: a write 125 bytes past the end of C of operand set 4\n");
 }
 
 TEST_F(GuardFaultDeathTest, AWriteOneByteBeforeTheStartFaults) {
-  // A whole page of data starts right after the leading guard.
-  EXPECT_EXIT(writeAt(pageBytes() / sizeof(float), {"A", 2}, -1), testing::KilledBySignal(SIGSEGV),
+  // A page less the vector slack: the data starts right after the leading guard.
+  EXPECT_EXIT(writeAt((pageBytes() - kVectorSlackBytes) / sizeof(float), {"A", 2}, -1), testing::KilledBySignal(SIGSEGV),
               "out of bounds: a write 1 byte before the start of A of operand set 2\n");
 }
 
 TEST_F(GuardFaultDeathTest, AReadPastTheEndFaults) {
-  EXPECT_EXIT(readAt(16, {"B"}, 64 + 15), testing::KilledBySignal(SIGSEGV),
-              "out of bounds: a read 16 bytes past the end of B\n");
+  EXPECT_EXIT(readAt(16, {"B"}, 64 + 64 + 15), testing::KilledBySignal(SIGSEGV),
+              "out of bounds: a read 80 bytes past the end of B\n");
 }
 
 TEST_F(GuardFaultDeathTest, AReadBeforeTheStartFaults) {
-  EXPECT_EXIT(readAt(2 * pageBytes() / sizeof(float), {"A"}, -8), testing::KilledBySignal(SIGSEGV),
+  EXPECT_EXIT(readAt((2 * pageBytes() - kVectorSlackBytes) / sizeof(float), {"A"}, -8), testing::KilledBySignal(SIGSEGV),
               "out of bounds: a read 8 bytes before the start of A\n");
 }
 
@@ -105,6 +106,11 @@ TEST_F(GuardFaultDeathTest, AnAccessInsideTheDataDoesNotFault) {
   // The helpers exit normally when nothing faults: a death test of them can fail.
   EXPECT_EXIT(writeAt(16, {"C"}, 63), testing::ExitedWithCode(0), "no fault\n");
   EXPECT_EXIT(readAt(16, {"C"}, 0), testing::ExitedWithCode(0), "no fault");
+}
+
+TEST_F(GuardFaultDeathTest, AVectorPastTheEndStaysMapped) {
+  // Where the masked-off lanes of an edge vector land: slack, not guard.
+  EXPECT_EXIT(readAt(16, {"C"}, 64 + 63), testing::ExitedWithCode(0), "no fault");
 }
 
 }  // namespace

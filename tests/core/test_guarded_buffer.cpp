@@ -14,12 +14,13 @@ std::size_t pageBytes() { return std::size_t(sysconf(_SC_PAGESIZE)); }
 
 std::byte* endOf(GuardedBuffer<float>& buffer) { return reinterpret_cast<std::byte*>(buffer.data() + buffer.size()); }
 
-TEST(GuardedBuffer, IsAlignedZeroedAndEndsAtMostAnAlignmentBeforeTheGuard) {
+TEST(GuardedBuffer, IsAlignedZeroedAndEndsOneVectorAndAtMostAnAlignmentBeforeTheGuard) {
   for (const std::size_t count : {1u, 16u, 17u, 1000u, 1024u, 5000u}) {
     GuardedBuffer<float> buffer(count, {"A"});
     ASSERT_EQ(buffer.size(), count);
     EXPECT_EQ(addressOf(buffer.data()) % kGuardedAlignment, 0u) << count;
-    const std::size_t slack = (kGuardedAlignment - count * sizeof(float) % kGuardedAlignment) % kGuardedAlignment;
+    const std::size_t slack =
+        kVectorSlackBytes + (kGuardedAlignment - count * sizeof(float) % kGuardedAlignment) % kGuardedAlignment;
     EXPECT_EQ((addressOf(endOf(buffer)) + slack) % pageBytes(), 0u) << count;
     for (std::size_t i = 0; i < count; ++i) ASSERT_EQ(buffer[i], 0.0f) << i;
   }
