@@ -14,6 +14,7 @@
 #include "kernels/mlir/jit/build_id.h"
 #include "kernels/mlir/jit/kernel_cache.h"
 #include "kernels/mlir/jit/kernel_jit.h"
+#include "kernels/mlir/vector/edge_masks.h"
 #include "kernels/mlir/vector/payload_ir.h"
 #include "kernels/mlir/vector/register_block_plan.h"
 #include "llvm/ADT/StringExtras.h"
@@ -69,6 +70,7 @@ void initializeOnce() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     mlir::registerAllPasses();
+    registerEdgeMaskPass();
   });
 }
 

@@ -18,12 +18,16 @@ std::int64_t count(const OpCounts& counts, const std::string& op) {
 NanokernelExpectation expectedNanokernels(const RegisterBlockPlan& plan) {
   NanokernelExpectation expected;
   for (const RowBand& band : plan.bands)
-    for (const ColumnPanel& panel : band.panels) {
-      if (panel.lanes > 1)
-        expected.fma += plan.split.ways * band.rows * (panel.cols / panel.lanes);
-      else
-        expected.scalar_tail += plan.split.ways * band.rows;
-    }
+    for (const ColumnPanel& panel : band.panels)
+      for (const BlockPiece& piece : plan.pieces(panel)) {
+        const std::int64_t per_row = plan.split.ways * band.rows;
+        if (piece.lanes == 1) {
+          expected.scalar_tail += per_row * piece.width;
+          continue;
+        }
+        expected.fma += per_row * piece.vectors();
+        if (piece.masked) expected.masked += per_row;
+      }
   return expected;
 }
 
@@ -41,17 +45,23 @@ NanokernelEvidence checkNanokernels(Lowering lowering, const RegisterBlockPlan& 
                  count(lowered, "llvm.call_intrinsic:llvm.x86.avx512bf16.dpbf16ps.256") +
                  count(lowered, "llvm.call_intrinsic:llvm.x86.avx512bf16.dpbf16ps.128")
            : count(lowered, "llvm.intr.fma") + count(lowered, "llvm.intr.fmuladd");
+  // Masked edges: their B loads are masked and each masked accumulator is stored once, masked.
+  const bool masked_edges_lowered =
+      expected.masked == 0 ||
+      (count(lowered, "llvm.intr.masked.load") > 0 && count(lowered, "llvm.intr.masked.store") >= expected.masked);
+  const std::string masked =
+      expected.masked > 0 ? fmt::format(", {} on masked edges", expected.masked) : std::string();
   NanokernelEvidence evidence;
   if (lowering == Lowering::Nanokernel) {
-    evidence.composed =
-        nanokernels == expected.fma && contracts == expected.scalar_tail && lowered_ops >= nanokernels;
-    evidence.summary = fmt::format("{}: {} {} (expected {}), {} lowered, {} generic contract(s)",
+    evidence.composed = nanokernels == expected.fma && contracts == expected.scalar_tail &&
+                        lowered_ops >= nanokernels && masked_edges_lowered;
+    evidence.summary = fmt::format("{}: {} {} (expected {}{}), {} lowered, {} generic contract(s)",
                                    !evidence.composed ? "NOT-composed"
                                    : bf16 ? "dot-nanokernel"
                                    : plan.nanokernel == NanokernelKind::Bf16WidenFma ? "widen-fma-nanokernel"
                                    : plan.nanokernel == NanokernelKind::Bf16F32AFma  ? "widen-b-fma-nanokernel"
                                                                                      : "fma-nanokernel",
-                                   nanokernels, nanokernel_op, expected.fma, lowered_ops, contracts);
+                                   nanokernels, nanokernel_op, expected.fma, masked, lowered_ops, contracts);
   } else {
     evidence.composed = false;
     evidence.summary = fmt::format("generic: {} vector.contract lowered upstream, {} {}", contracts, nanokernels,
@@ -95,7 +105,7 @@ std::string describeRegisterBlocks(const RegisterBlockPlan& plan) {
   std::vector<std::string> blocks;
   for (const RowBand& band : plan.bands)
     for (const ColumnPanel& panel : band.panels) {
-      std::string block = fmt::format("{}x{}", band.rows, panel.cols);
+      std::string block = fmt::format("{}x{}", band.rows, panel.blockColumns());
       if (std::find(blocks.begin(), blocks.end(), block) == blocks.end()) blocks.push_back(block);
     }
   return fmt::format("{}", fmt::join(blocks, "+"));

@@ -17,6 +17,7 @@ using OpCounts = std::map<std::string, std::int64_t>;  // op name -> occurrences
 
 struct NanokernelExpectation {
   std::int64_t fma = 0;         // nanokernels per K step (one per accumulator vector)
+  std::int64_t masked = 0;      // of those, full-width ones on a masked N edge
   std::int64_t scalar_tail = 0; // 1-wide tail contractions (no vector to broadcast into)
 };
 
@@ -30,7 +31,8 @@ struct NanokernelEvidence {
 // `scheduled`: op counts after the transform schedule; `lowered`: after lowering to
 // LLVM, where `llvm.call_intrinsic` ops are counted as "llvm.call_intrinsic:NAME".
 // FMA nanokernels (f32, widened bf16) are vector.fma; bf16 dot-product ones
-// x86vector.avx512.dot (vdpbf16ps).
+// x86vector.avx512.dot (vdpbf16ps). A masked edge must lower to masked loads
+// and one masked store per masked accumulator.
 NanokernelEvidence checkNanokernels(Lowering lowering, const RegisterBlockPlan& plan, const OpCounts& scheduled,
                                     const OpCounts& lowered);
 
@@ -45,7 +47,8 @@ NanokernelEvidence checkAmxTiles(std::int64_t expected_tile_products, const OpCo
 NanokernelEvidence checkEmulatedAmxTiles(std::int64_t expected_tile_products, const OpCounts& payload,
                                          const OpCounts& lowered);
 
-// "8x32" or, with edge blocks, "8x32+7x32+7x1".
+// "8x32" or, with edge blocks, "8x32+7x32+7x1"; an edge block's columns are
+// those of C ("13x18": a 16-lane vector and one masked to 2 lanes).
 std::string describeRegisterBlocks(const RegisterBlockPlan& plan);
 
 }  // namespace nkbench::mlir_backend

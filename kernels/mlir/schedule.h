@@ -30,6 +30,14 @@ constexpr bool widensInRegisters(NanokernelKind kind) {
   return kind == NanokernelKind::Bf16WidenFma || kind == NanokernelKind::Bf16F32AFma;
 }
 
+// How rows that whole register blocks leave over are covered (vector routes
+// with edges, see register_block_plan.h).
+enum class EdgeRows {
+  Auto,       // a short band where it keeps enough FMA chains, else balanced bands
+  ShortBand,  // whole blocks, then one short band of wider blocks
+  Balanced,   // bands as even as they come, as tall as the registers allow
+};
+
 struct Schedule {
   std::string name;           // e.g. "avx512.f32.8x32"
   Isa isa;                    // lowest ISA level the schedule needs
@@ -45,6 +53,7 @@ struct Schedule {
   // AMX: prefetch the next batch entry's tiles where the blocks stream from L2
   // (amxPrefetchesNextBatchEntry); false never prefetches.
   bool prefetch = true;
+  EdgeRows edge_rows = EdgeRows::Auto;
 
   std::int64_t accumulators() const { return block_m * (block_n / vector_lanes); }
   bool bInVnniPairs() const { return nanokernel == NanokernelKind::Bf16Dot || nanokernel == NanokernelKind::AmxTile; }

@@ -19,9 +19,27 @@ RegisterBlockPlan planFor(std::int64_t m, std::int64_t n) {
 TEST(NanokernelCheck, ExpectsOneFmaPerAccumulatorVector) {
   EXPECT_EQ(expectedNanokernels(planFor(8, 32)).fma, 16);
   EXPECT_EQ(expectedNanokernels(planFor(16, 64)).fma, 16);  // one block body, looped
+  // 7 rows x (2 whole vectors + 1 masked to one lane): the edge is a nanokernel too.
   const NanokernelExpectation edge = expectedNanokernels(planFor(7, 33));
-  EXPECT_EQ(edge.fma, 14);
-  EXPECT_EQ(edge.scalar_tail, 7);
+  EXPECT_EQ(edge.fma, 21);
+  EXPECT_EQ(edge.masked, 7);
+  EXPECT_EQ(edge.scalar_tail, 0);
+}
+
+// A masked edge must lower to masked loads, and to a masked store per masked accumulator.
+TEST(NanokernelCheck, MaskedEdgesMustLowerToMaskedLoadsAndStores) {
+  const RegisterBlockPlan plan = planFor(7, 33);
+  const OpCounts scheduled = {{"vector.fma", 21}};
+  const OpCounts lowered = {{"llvm.intr.fma", 21}, {"llvm.intr.masked.load", 1}, {"llvm.intr.masked.store", 7}};
+  const NanokernelEvidence ok = checkNanokernels(Lowering::Nanokernel, plan, scheduled, lowered);
+  EXPECT_TRUE(ok.composed) << ok.summary;
+  EXPECT_NE(ok.summary.find("7 on masked edges"), std::string::npos) << ok.summary;
+  OpCounts unmasked_stores = lowered;
+  unmasked_stores["llvm.intr.masked.store"] = 0;
+  EXPECT_FALSE(checkNanokernels(Lowering::Nanokernel, plan, scheduled, unmasked_stores).composed);
+  OpCounts unmasked_loads = lowered;
+  unmasked_loads.erase("llvm.intr.masked.load");
+  EXPECT_FALSE(checkNanokernels(Lowering::Nanokernel, plan, scheduled, unmasked_loads).composed);
 }
 
 TEST(NanokernelCheck, AcceptsExactlyTheExpectedComposition) {
@@ -52,7 +70,9 @@ TEST(NanokernelCheck, Bf16CountsDotProductsNotFmas) {
 
 TEST(NanokernelCheck, DescribesEdgeBlocks) {
   EXPECT_EQ(describeRegisterBlocks(planFor(8, 32)), "8x32");
-  EXPECT_EQ(describeRegisterBlocks(planFor(7, 33)), "7x32+7x1");
+  EXPECT_EQ(describeRegisterBlocks(planFor(7, 33)), "7x33");
+  EXPECT_EQ(describeRegisterBlocks(planFor(25, 18)), "13x18+12x18");
+  EXPECT_EQ(describeRegisterBlocks(planFor(8, 49)), "8x32+8x17");
 }
 
 TEST(TransformScript, NanokernelScriptRewritesContractionsAndGenericDoesNot) {

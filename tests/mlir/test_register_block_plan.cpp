@@ -15,8 +15,13 @@ Problem brgemm(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batc
   return p;
 }
 
-// Every element of C is covered exactly once, every block divides its region,
-// and no block needs more accumulators than the schedule's register block.
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Every element of C is covered exactly once, every block divides its region
+// or is the band's one edge block, and every block fits: within the schedule's
+// accumulators, or within the register file with its B vectors and broadcast.
+// Where M has at least the block's rows, no band is starved: it has half of
+// them, or blocks with the chains FMA latency needs.
 void expectValidPlan(const Problem& p, const Schedule& s) {
   const RegisterBlockPlan plan = planRegisterBlocks(p, s);
   std::int64_t row = 0;
@@ -24,16 +29,30 @@ void expectValidPlan(const Problem& p, const Schedule& s) {
     EXPECT_EQ(band.offset, row);
     ASSERT_GT(band.rows, 0);
     EXPECT_EQ(band.size % band.rows, 0);
+    std::int64_t widest = 0;
+    for (const ColumnPanel& panel : band.panels) widest = std::max(widest, plan.blockVectors(panel));
+    if (plan.edges != EdgeForm::NarrowPanel && p.m >= s.block_m) {
+      EXPECT_TRUE(2 * band.rows >= s.block_m || band.rows * widest >= s.min_accumulators)
+          << p.describe() << " " << band.rows << " rows";
+    }
     std::int64_t col = 0;
     for (const ColumnPanel& panel : band.panels) {
       EXPECT_EQ(panel.offset, col);
       ASSERT_GT(panel.cols, 0);
       ASSERT_GT(panel.lanes, 0);
-      EXPECT_EQ(panel.size % panel.cols, 0);
       EXPECT_EQ(panel.cols % panel.lanes, 0);
       EXPECT_LE(panel.lanes, s.vector_lanes);
-      EXPECT_LE(band.rows * (panel.cols / panel.lanes), s.accumulators())
-          << p.describe() << " block " << band.rows << "x" << panel.cols;
+      if (panel.isEdgeBlock()) {
+        EXPECT_EQ(plan.edges, EdgeForm::MaskedVector) << p.describe();
+        EXPECT_EQ(panel.cols, ceilDiv(panel.size, panel.lanes) * panel.lanes);
+        EXPECT_EQ(panel.offset + panel.size, p.n) << "an edge block ends the band";
+      } else {
+        EXPECT_EQ(panel.size % panel.cols, 0);
+      }
+      const std::int64_t vectors = plan.blockVectors(panel);
+      const bool within_schedule = band.rows * vectors <= s.accumulators();
+      const bool within_registers = band.rows * vectors + vectors + 1 <= vectorRegisters(s.isa);
+      EXPECT_TRUE(within_schedule || within_registers) << p.describe() << " block " << band.rows << "x" << panel.cols;
       col += panel.size;
     }
     EXPECT_EQ(col, p.n);
@@ -50,17 +69,87 @@ TEST(RegisterBlockPlan, DivisibleShapeIsOneRegionOfTheScheduleBlock) {
   EXPECT_EQ(plan.bands[0].rows, 8);
   EXPECT_EQ(plan.bands[0].panels[0].cols, 32);
   EXPECT_EQ(plan.bands[0].panels[0].lanes, 16);
+  EXPECT_FALSE(plan.hasMaskedEdges());
 }
 
-TEST(RegisterBlockPlan, RemaindersGetSmallerBlocksNotRefusals) {
+// 33 columns of a 7-row band: the two whole vectors and one masked to a lane,
+// in one block (7 x 3 accumulators + 3 B vectors + 1 broadcast fit 32 zmm).
+TEST(RegisterBlockPlan, AnNEdgeIsAMaskedVectorOfTheLastBlock) {
   const Schedule& s = selectSchedule(Isa::Avx512, DType::F32);
   const RegisterBlockPlan plan = planRegisterBlocks(brgemm(7, 33, 5, 1), s);
   ASSERT_EQ(plan.bands.size(), 1u);
   EXPECT_EQ(plan.bands[0].rows, 7);
-  ASSERT_EQ(plan.bands[0].panels.size(), 2u);
-  EXPECT_EQ(plan.bands[0].panels[0].cols, 32);  // 7 rows x 2 vectors
-  EXPECT_EQ(plan.bands[0].panels[1].cols, 1);   // 1-wide tail
-  EXPECT_EQ(plan.bands[0].panels[1].lanes, 1);
+  ASSERT_EQ(plan.bands[0].panels.size(), 1u);
+  const ColumnPanel& edge = plan.bands[0].panels[0];
+  EXPECT_TRUE(edge.isEdgeBlock());
+  EXPECT_EQ(edge.size, 33);
+  EXPECT_EQ(edge.cols, 48);
+  EXPECT_EQ(plan.blockVectors(edge), 3);
+  const std::vector<BlockPiece> pieces = plan.pieces(edge);
+  ASSERT_EQ(pieces.size(), 2u);
+  EXPECT_FALSE(pieces[0].masked);
+  EXPECT_EQ(pieces[0].width, 32);
+  EXPECT_TRUE(pieces[1].masked);
+  EXPECT_EQ(pieces[1].offset, 32);
+  EXPECT_EQ(pieces[1].width, 1);
+  EXPECT_TRUE(plan.hasMaskedEdges());
+}
+
+// Where the wider block would not fit, the edge is a block of its own.
+TEST(RegisterBlockPlan, AnEdgeTooWideToJoinTheLastBlockIsItsOwn) {
+  const RegisterBlockPlan avx512 = planRegisterBlocks(brgemm(8, 49, 5, 1), selectSchedule(Isa::Avx512, DType::F32));
+  ASSERT_EQ(avx512.bands[0].panels.size(), 2u);
+  EXPECT_EQ(avx512.bands[0].panels[0].size, 32);
+  EXPECT_EQ(avx512.bands[0].panels[1].offset, 32);
+  EXPECT_EQ(avx512.bands[0].panels[1].size, 17);
+  EXPECT_EQ(avx512.bands[0].panels[1].cols, 32);
+  // AVX2, 6x16: 6 x 3 accumulators + 3 + 1 would need 22 of the 16 ymm.
+  const RegisterBlockPlan avx2 = planRegisterBlocks(brgemm(6, 17, 5, 1), selectSchedule(Isa::Avx2, DType::F32));
+  ASSERT_EQ(avx2.bands[0].panels.size(), 2u);
+  EXPECT_EQ(avx2.bands[0].panels[1].size, 1);
+  EXPECT_EQ(avx2.bands[0].panels[1].cols, 8);
+}
+
+// 25 rows of 2-vector blocks: 13 + 12 (14 rows fit the 32 zmm), not 8 + 8 + 8
+// + 1, whose 1-row band would have 2 chains.
+TEST(RegisterBlockPlan, MRemaindersAreBalancedBandsWhereAShortOneWouldStarve) {
+  const Schedule& s = selectSchedule(Isa::Avx512, DType::F32);
+  const RegisterBlockPlan plan = planRegisterBlocks(brgemm(25, 18, 48, 8), s);
+  ASSERT_EQ(plan.bands.size(), 2u);
+  EXPECT_EQ(plan.bands[0].size, 13);
+  EXPECT_EQ(plan.bands[0].rows, 13);
+  EXPECT_EQ(plan.bands[1].offset, 13);
+  EXPECT_EQ(plan.bands[1].rows, 12);
+  // 17 rows of 41 columns (3 vectors): 9 + 8.
+  const RegisterBlockPlan two = planRegisterBlocks(brgemm(17, 41, 8, 1), s);
+  ASSERT_EQ(two.bands.size(), 2u);
+  EXPECT_EQ(two.bands[0].rows, 9);
+  EXPECT_EQ(two.bands[1].rows, 8);
+  // A multiple of the block's rows keeps them.
+  EXPECT_EQ(planRegisterBlocks(brgemm(40, 20, 8, 1), s).bands[0].rows, 8);
+  // Where the rest's wider blocks keep 8 chains, they stay a short band: 24 + 5
+  // rows, the 5 in blocks of 3 vectors that take the 4th along (5 x 4 + 4 + 1 fit).
+  const RegisterBlockPlan short_band = planRegisterBlocks(brgemm(29, 64, 8, 1), s);
+  ASSERT_EQ(short_band.bands.size(), 2u);
+  EXPECT_EQ(short_band.bands[0].rows, 8);
+  EXPECT_EQ(short_band.bands[1].rows, 5);
+  EXPECT_EQ(short_band.bands[1].panels[0].cols, 64);
+}
+
+// The schedule can ask for either form (the tuner measures both).
+TEST(RegisterBlockPlan, TheScheduleChoosesTheRowEdgeForm) {
+  Schedule s = selectSchedule(Isa::Avx512, DType::F32);
+  s.edge_rows = EdgeRows::Balanced;
+  const RegisterBlockPlan balanced = planRegisterBlocks(brgemm(29, 64, 8, 1), s);
+  ASSERT_EQ(balanced.bands.size(), 2u);
+  EXPECT_EQ(balanced.bands[0].size, 20);
+  EXPECT_EQ(balanced.bands[0].rows, 10);
+  EXPECT_EQ(balanced.bands[1].rows, 9);
+  s.edge_rows = EdgeRows::ShortBand;
+  const RegisterBlockPlan short_band = planRegisterBlocks(brgemm(25, 18, 48, 8), s);
+  ASSERT_EQ(short_band.bands.size(), 2u);
+  EXPECT_EQ(short_band.bands[0].rows, 8);
+  EXPECT_EQ(short_band.bands[1].rows, 1);
 }
 
 TEST(RegisterBlockPlan, ShortBandsWidenTheirBlocks) {
@@ -70,10 +159,44 @@ TEST(RegisterBlockPlan, ShortBandsWidenTheirBlocks) {
   EXPECT_EQ(plan.bands[0].panels[0].cols, 8 * 16);  // 2 rows x 8 vectors = 16 accumulators
 }
 
+// bf16 dot products exist in 16, 8 and 4 lanes: the edge is panels of those widths.
+TEST(RegisterBlockPlan, Bf16DotEdgesAreNativeWidthPanels) {
+  Problem p = brgemm(9, 28, 8, 2);
+  p.dtype = DType::BF16;
+  const RegisterBlockPlan plan = planRegisterBlocks(p, selectSchedule(Isa::Avx512Bf16, DType::BF16));
+  ASSERT_EQ(plan.bands.size(), 1u);
+  EXPECT_EQ(plan.bands[0].rows, 9);
+  ASSERT_EQ(plan.bands[0].panels.size(), 3u);
+  EXPECT_EQ(plan.bands[0].panels[0].lanes, 16);
+  EXPECT_EQ(plan.bands[0].panels[1].lanes, 8);
+  EXPECT_EQ(plan.bands[0].panels[2].lanes, 4);
+  EXPECT_FALSE(plan.hasMaskedEdges());
+}
+
+// The widening routes fuse conversions per panel: narrow edge panels, full bands then the rest.
+TEST(RegisterBlockPlan, WideningRoutesKeepNarrowPanels) {
+  Problem p = brgemm(25, 18, 8, 2);
+  p.dtype = DType::BF16;
+  const RegisterBlockPlan plan = planRegisterBlocks(p, selectSchedule(Isa::Avx512, DType::BF16));
+  EXPECT_EQ(plan.edges, EdgeForm::NarrowPanel);
+  ASSERT_EQ(plan.bands.size(), 2u);
+  EXPECT_EQ(plan.bands[0].rows, 8);
+  EXPECT_EQ(plan.bands[1].rows, 1);
+  ASSERT_EQ(plan.bands[0].panels.size(), 2u);
+  EXPECT_EQ(plan.bands[0].panels[1].cols, 2);
+  EXPECT_EQ(plan.bands[0].panels[1].lanes, 2);
+}
+
 TEST(RegisterBlockPlan, CoversAnyShapeOnEverySchedule) {
-  for (const Schedule& s : scheduleTable())
-    for (std::int64_t m : {1, 3, 4, 7, 8, 9, 17, 64, 100})
-      for (std::int64_t n : {1, 5, 8, 15, 16, 17, 31, 32, 33, 65, 100}) expectValidPlan(brgemm(m, n, 3, 2), s);
+  for (const Schedule& s : scheduleTable()) {
+    if (s.nanokernel == NanokernelKind::AmxTile) continue;
+    for (std::int64_t m : {1, 3, 4, 7, 8, 9, 13, 17, 25, 64, 100})
+      for (std::int64_t n : {1, 5, 8, 15, 16, 17, 31, 32, 33, 49, 65, 100}) {
+        Problem p = brgemm(m, n, 3, 2);
+        p.dtype = s.dtype;
+        expectValidPlan(p, s);
+      }
+  }
 }
 
 TEST(RegisterBlockPlan, BatchesBeyondTheCacheBudgetRunInChunks) {
@@ -87,6 +210,10 @@ TEST(RegisterBlockPlan, BatchesBeyondTheCacheBudgetRunInChunks) {
   EXPECT_EQ(planRegisterBlocks(brgemm(32, 32, 32, 64), s, caches).batch_chunk, 0);   // 512 KiB fits
   EXPECT_EQ(planRegisterBlocks(brgemm(32, 32, 32, 100), s, caches).batch_chunk, 64);
   EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 64, 1), s, caches).batch_chunk, 0);    // nothing to split
+  // Masked edges never chunk: the next chunk's masked loads would wait on this one's masked stores.
+  EXPECT_EQ(planRegisterBlocks(brgemm(16, 63, 64, 16), s, caches).batch_chunk, 0);
+  // A block as wide as N reads B contiguously: the L2 budget.
+  EXPECT_EQ(planRegisterBlocks(brgemm(32, 32, 64, 16), s, caches).batch_chunk, 0);  // 256 KiB
 }
 
 TEST(RegisterBlockPlan, SmallBlocksSplitTheReductionIntoPartialSums) {

@@ -29,8 +29,8 @@ double brgemmCycles(const Problem& p, const Schedule& schedule, const CacheSizes
   double cycles = 0;
   for (const RowBand& band : plan.bands)
     for (const ColumnPanel& panel : band.panels) {
-      const double blocks = double(band.size / band.rows) * double(panel.size / panel.cols);
-      const double vectors = double(ceilDiv(panel.cols, panel.lanes));
+      const double blocks = double(band.size / band.rows) * double(ceilDiv(panel.size, panel.cols));
+      const double vectors = double(plan.blockVectors(panel));
       const double rows = double(band.rows);
       const double fmas = rows * vectors;
       const double loads = vectors + rows;

@@ -5,17 +5,23 @@
 namespace nkbench::mlir_backend {
 namespace {
 
-// `native_tails`: the tail is cut into halves of the vector width down to 4 lanes
-// (the widths the bf16 dot product exists in) instead of one odd-width panel.
-std::vector<ColumnPanel> planPanels(std::int64_t n, std::int64_t block_cols, std::int64_t lanes, bool native_tails) {
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Vector registers a block of `rows` x `vectors` needs: its accumulators, one
+// step's B vectors and the broadcast of A.
+std::int64_t registersFor(std::int64_t rows, std::int64_t vectors) { return rows * vectors + vectors + 1; }
+
+// Whole blocks of `cols`, then the rest as one narrow panel of one vector, or
+// with `native_widths` as lane-multiple panel and panels of halving widths.
+std::vector<ColumnPanel> narrowPanels(std::int64_t n, std::int64_t cols, std::int64_t lanes, bool native_widths) {
   std::vector<ColumnPanel> panels;
-  const std::int64_t full = n / block_cols * block_cols;
-  if (full > 0) panels.push_back({0, full, block_cols, lanes});
+  const std::int64_t full = n / cols * cols;
+  if (full > 0) panels.push_back({0, full, cols, lanes});
   std::int64_t offset = full;
   const std::int64_t vector_part = (n - full) / lanes * lanes;
   if (vector_part > 0) panels.push_back({offset, vector_part, vector_part, lanes});
   offset += vector_part;
-  if (native_tails)
+  if (native_widths)
     for (std::int64_t width = lanes / 2; width >= 4; width /= 2)
       if (n - offset >= width) {
         panels.push_back({offset, width, width, width});
@@ -26,13 +32,40 @@ std::vector<ColumnPanel> planPanels(std::int64_t n, std::int64_t block_cols, std
   return panels;
 }
 
+// Whole blocks of `vectors` vectors, then the rest as one edge block, which
+// takes the last whole block along where `rows` x (both) still fits the
+// registers; the bf16 dot product's native-width panels instead.
+std::vector<ColumnPanel> edgeBlockPanels(const RegisterBlockPlan& plan, std::int64_t n, std::int64_t rows,
+                                         std::int64_t vectors, std::int64_t registers) {
+  const std::int64_t lanes = plan.vector_lanes;
+  if (plan.edges == EdgeForm::NativeWidthPanels) return narrowPanels(n, vectors * lanes, lanes, true);
+  const std::int64_t cols = vectors * lanes;
+  const std::int64_t whole_blocks = n / cols;
+  const std::int64_t rest = n - whole_blocks * cols;
+  if (rest == 0) return {{0, n, cols, lanes}};
+  auto edge = [&](std::int64_t offset, std::int64_t size) {
+    return ColumnPanel{offset, size, ceilDiv(size, lanes) * lanes, lanes};
+  };
+  std::vector<ColumnPanel> panels;
+  const ColumnPanel alone = edge(whole_blocks * cols, rest);
+  const ColumnPanel absorbed = edge((whole_blocks - 1) * cols, cols + rest);
+  if (whole_blocks > 0 && registersFor(rows, plan.blockVectors(absorbed)) <= registers) {
+    if (whole_blocks > 1) panels.push_back({0, (whole_blocks - 1) * cols, cols, lanes});
+    panels.push_back(absorbed);
+  } else {
+    if (whole_blocks > 0) panels.push_back({0, whole_blocks * cols, cols, lanes});
+    panels.push_back(alone);
+  }
+  return panels;
+}
+
 // Partial sums enough to give the largest block `min_accumulators` chains, over a
 // reduction dimension they divide; none when no dimension allows it.
 ReductionSplit planReductionSplit(const Problem& problem, const RegisterBlockPlan& plan, const Schedule& schedule) {
   std::int64_t accumulators = 0;
   for (const RowBand& band : plan.bands)
     for (const ColumnPanel& panel : band.panels)
-      accumulators = std::max(accumulators, band.rows * (panel.cols / panel.lanes));
+      accumulators = std::max(accumulators, band.rows * plan.blockVectors(panel));
   if (accumulators == 0 || accumulators >= schedule.min_accumulators) return {};
   const std::int64_t wanted = (schedule.min_accumulators + accumulators - 1) / accumulators;
   for (std::int64_t ways = wanted; ways > 1; --ways) {
@@ -42,33 +75,139 @@ ReductionSplit planReductionSplit(const Problem& problem, const RegisterBlockPla
   return {};
 }
 
+// Bands of `rows` over [offset, offset + size), where rows divides size.
+RowBand band(std::int64_t offset, std::int64_t size, std::int64_t rows, const std::vector<ColumnPanel>& panels) {
+  return {offset, size, rows, panels};
+}
+
+// The widening routes: full blocks, then the last rows as one shorter band whose
+// blocks widen to keep the schedule's accumulator count; narrow edge panels.
+void planNarrowPanelRows(const Problem& problem, const Schedule& schedule, RegisterBlockPlan& plan) {
+  const std::int64_t full_rows = problem.m / schedule.block_m * schedule.block_m;
+  if (full_rows > 0)
+    plan.bands.push_back(
+        band(0, full_rows, schedule.block_m, narrowPanels(problem.n, schedule.block_n, schedule.vector_lanes, false)));
+  const std::int64_t rest = problem.m - full_rows;
+  if (rest > 0) {
+    const std::int64_t vectors_per_row = std::max<std::int64_t>(1, schedule.accumulators() / rest);
+    plan.bands.push_back(band(full_rows, rest, rest,
+                              narrowPanels(problem.n, vectors_per_row * schedule.vector_lanes, schedule.vector_lanes, false)));
+  }
+}
+
+// Bands of at most as many rows as the register file holds for the widest of
+// `panels`' blocks, as even as they come (25 rows: 13 + 12).
+void planBalancedBands(std::int64_t m, std::int64_t block_m, std::int64_t registers,
+                       const std::vector<ColumnPanel>& panels, RegisterBlockPlan& plan) {
+  std::int64_t widest = 1;
+  for (const ColumnPanel& panel : panels) widest = std::max(widest, plan.blockVectors(panel));
+  const std::int64_t max_rows = std::max(block_m, (registers - widest - 1) / widest);
+  const std::int64_t bands = ceilDiv(m, max_rows);
+  const std::int64_t rows = m / bands;
+  const std::int64_t taller = m % bands;  // bands of rows + 1
+  if (taller > 0) plan.bands.push_back(band(0, taller * (rows + 1), rows + 1, panels));
+  plan.bands.push_back(band(taller * (rows + 1), (bands - taller) * rows, rows, panels));
+}
+
+// Rows short of a block: their blocks widen to keep the schedule's accumulators,
+// as far as N has columns for them.
+std::vector<ColumnPanel> shortBandPanels(const Problem& problem, const Schedule& schedule, std::int64_t rows,
+                                         const RegisterBlockPlan& plan) {
+  const std::int64_t vectors = std::max<std::int64_t>(1, schedule.accumulators() / rows);
+  return edgeBlockPanels(plan, problem.n, rows, vectors, vectorRegisters(schedule.isa));
+}
+
+void planRowsWithEdges(const Problem& problem, const Schedule& schedule, RegisterBlockPlan& plan) {
+  const std::int64_t registers = vectorRegisters(schedule.isa);
+  const std::int64_t m = problem.m;
+  if (m <= schedule.block_m) {
+    plan.bands.push_back(band(0, m, m, shortBandPanels(problem, schedule, m, plan)));
+    return;
+  }
+  const std::int64_t vectors = schedule.block_n / schedule.vector_lanes;
+  const std::vector<ColumnPanel> panels = edgeBlockPanels(plan, problem.n, schedule.block_m, vectors, registers);
+  const std::int64_t full_rows = m / schedule.block_m * schedule.block_m;
+  const std::int64_t rest = m - full_rows;
+  if (rest == 0) {
+    plan.bands.push_back(band(0, m, schedule.block_m, panels));
+    return;
+  }
+  // The rest as a short band where its widened blocks still have the chains
+  // FMA latency needs (8 rows on AVX2's 6x16: 6 + 2 rows of 2x32 blocks);
+  // otherwise balanced bands (25 rows of 18 columns: 13 + 12, not 8 + 8 + 8 + 1).
+  const std::vector<ColumnPanel> rest_panels = shortBandPanels(problem, schedule, rest, plan);
+  std::int64_t rest_accumulators = 0;
+  for (const ColumnPanel& panel : rest_panels)
+    rest_accumulators = std::max(rest_accumulators, rest * plan.blockVectors(panel));
+  const bool short_band = schedule.edge_rows == EdgeRows::ShortBand ||
+                          (schedule.edge_rows == EdgeRows::Auto && rest_accumulators >= schedule.min_accumulators);
+  if (short_band) {
+    plan.bands.push_back(band(0, full_rows, schedule.block_m, panels));
+    plan.bands.push_back(band(full_rows, rest, rest, rest_panels));
+    return;
+  }
+  planBalancedBands(m, schedule.block_m, registers, panels, plan);
+}
+
+// Whether a register block's B panel is narrower than B's rows (strided).
+bool stridedBPanels(const RegisterBlockPlan& plan, std::int64_t n) {
+  for (const RowBand& row_band : plan.bands)
+    for (const ColumnPanel& panel : row_band.panels)
+      if (panel.blockColumns() < n) return true;
+  return false;
+}
+
 }  // namespace
+
+EdgeForm edgeFormOf(NanokernelKind kind) {
+  switch (kind) {
+    case NanokernelKind::Fma: return EdgeForm::MaskedVector;
+    case NanokernelKind::Bf16Dot: return EdgeForm::NativeWidthPanels;
+    default: return EdgeForm::NarrowPanel;
+  }
+}
+
+std::vector<BlockPiece> RegisterBlockPlan::pieces(const ColumnPanel& panel) const {
+  const std::int64_t columns = panel.blockColumns();
+  const std::int64_t whole = columns / panel.lanes * panel.lanes;
+  std::vector<BlockPiece> result;
+  if (whole > 0) result.push_back({0, whole, panel.lanes, false});
+  if (whole < columns) result.push_back({whole, columns - whole, panel.lanes, true});
+  return result;
+}
+
+std::int64_t RegisterBlockPlan::blockVectors(const ColumnPanel& panel) const {
+  std::int64_t vectors = 0;
+  for (const BlockPiece& piece : pieces(panel)) vectors += piece.vectors();
+  return vectors;
+}
+
+bool RegisterBlockPlan::hasMaskedEdges() const {
+  for (const RowBand& row_band : bands)
+    for (const ColumnPanel& panel : row_band.panels)
+      for (const BlockPiece& piece : pieces(panel))
+        if (piece.masked) return true;
+  return false;
+}
 
 RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& schedule, const CacheSizes& caches) {
   RegisterBlockPlan plan;
-  const std::int64_t element_bytes = problem.dtype == DType::BF16 ? 2 : 4;
-  const std::int64_t bytes_per_batch = (problem.m * problem.k + problem.k * problem.n) * element_bytes;
-  const std::int64_t budget = problem.n > schedule.block_n ? caches.l1d_bytes / 2 : caches.l2_bytes / 2;
   plan.nanokernel = schedule.nanokernel;
   plan.vector_lanes = schedule.vector_lanes;
+  plan.edges = edgeFormOf(schedule.nanokernel);
+  if (plan.edges == EdgeForm::NarrowPanel)
+    planNarrowPanelRows(problem, schedule, plan);
+  else
+    planRowsWithEdges(problem, schedule, plan);
+  const std::int64_t element_bytes = problem.dtype == DType::BF16 ? 2 : 4;
+  const std::int64_t bytes_per_batch = (problem.m * problem.k + problem.k * problem.n) * element_bytes;
+  const std::int64_t budget = stridedBPanels(plan, problem.n) ? caches.l1d_bytes / 2 : caches.l2_bytes / 2;
   // The widening route fuses its bf16 -> f32 conversions into the register loops;
   // chunk loops would need them fused there too: not chunked for now.
-  const bool chunkable = !widensInRegisters(schedule.nanokernel);
+  const bool chunkable = !widensInRegisters(schedule.nanokernel) && !plan.hasMaskedEdges();
   if (chunkable && problem.batch > 1 && bytes_per_batch * problem.batch > budget) {
     const std::int64_t chunk = std::max<std::int64_t>(1, budget / bytes_per_batch);
     if (chunk < problem.batch) plan.batch_chunk = chunk;
-  }
-  const bool native_tails = schedule.nanokernel == NanokernelKind::Bf16Dot;
-  const std::int64_t full_rows = problem.m / schedule.block_m * schedule.block_m;
-  if (full_rows > 0)
-    plan.bands.push_back({0, full_rows, schedule.block_m,
-                          planPanels(problem.n, schedule.block_n, schedule.vector_lanes, native_tails)});
-  const std::int64_t rest = problem.m - full_rows;
-  if (rest > 0) {
-    // Fewer rows per block: spend the unused accumulators on more columns.
-    const std::int64_t vectors_per_row = std::max<std::int64_t>(1, schedule.accumulators() / rest);
-    const std::int64_t block_cols = vectors_per_row * schedule.vector_lanes;
-    plan.bands.push_back({full_rows, rest, rest, planPanels(problem.n, block_cols, schedule.vector_lanes, native_tails)});
   }
   // The bf16 routes have no partial-sum form yet: their blocks are not split.
   if (schedule.nanokernel == NanokernelKind::Fma) plan.split = planReductionSplit(problem, plan, schedule);

@@ -1,6 +1,6 @@
 // Tile-size heuristics, all in one place: how C is cut into statically shaped
 // regions, each covered by one register block, so that shapes the schedule's
-// block does not divide are computed by smaller blocks, never refused.
+// block does not divide are computed by nanokernels too, never refused.
 #pragma once
 
 #include <cstdint>
@@ -12,13 +12,42 @@
 
 namespace nkbench::mlir_backend {
 
-// Columns [offset, offset + size) of a row band, tiled by `cols`-wide register
-// blocks made of `lanes`-wide vectors (cols divides size, lanes divides cols).
+// How the columns past the last whole vector are covered.
+enum class EdgeForm {
+  // By the last vector of a register block, a full-width one whose lanes past N
+  // are masked off in its loads and stores (f32 FMA): every edge column costs a
+  // full-width FMA that shares the block's broadcasts of A.
+  MaskedVector,
+  // By panels of their own in the narrower widths the nanokernel exists in,
+  // halving down to 4 lanes (the bf16 dot product; N is padded to 4).
+  NativeWidthPanels,
+  // By one panel of their own, one vector as wide as the rest (the widening
+  // routes, whose conversions are fused per panel).
+  NarrowPanel,
+};
+
+// Columns [offset, offset + size) of a row band. Either whole blocks of `cols`
+// columns tile it (size a multiple of cols), or it is one edge block of `cols`
+// register columns, narrower in C (size < cols), see EdgeForm. Nanokernels are
+// `lanes` wide (lanes divides cols).
 struct ColumnPanel {
   std::int64_t offset = 0;
   std::int64_t size = 0;
   std::int64_t cols = 0;
   std::int64_t lanes = 0;
+  bool isEdgeBlock() const { return size < cols; }
+  // Columns of one block in C: the block width, or the edge block's size.
+  std::int64_t blockColumns() const { return isEdgeBlock() ? size : cols; }
+};
+
+// The whole vectors of a block, or its masked last vector: columns
+// [offset, offset + width) of the block in `lanes`-wide vectors.
+struct BlockPiece {
+  std::int64_t offset = 0;
+  std::int64_t width = 0;
+  std::int64_t lanes = 0;
+  bool masked = false;
+  std::int64_t vectors() const { return (width + lanes - 1) / lanes; }
 };
 
 // Rows [offset, offset + size) of C, tiled by `rows`-high register blocks.
@@ -38,7 +67,7 @@ struct ReductionSplit {
   std::int64_t ways = 1;
 };
 
-// On the widening route the payload itself is cut into the plan's regions (see
+// On the widening routes the payload itself is cut into the plan's regions (see
 // payload_ir.h); otherwise the schedule splits one op into them.
 struct RegisterBlockPlan {
   std::vector<RowBand> bands;  // cover [0, M) top to bottom
@@ -53,11 +82,35 @@ struct RegisterBlockPlan {
   ReductionSplit split;  // no chunks when split
   NanokernelKind nanokernel = NanokernelKind::Fma;  // the schedule's
   std::int64_t vector_lanes = 1;                    // the schedule's (for C conversions)
+  EdgeForm edges = EdgeForm::MaskedVector;
+
+  // The whole vectors of one block of `panel`, then its masked one if any.
+  std::vector<BlockPiece> pieces(const ColumnPanel& panel) const;
+  // Vector accumulators per row of one block of `panel`.
+  std::int64_t blockVectors(const ColumnPanel& panel) const;
+  bool hasMaskedEdges() const;
 };
 
-// Full register blocks first; the last rows form one shorter band; in each band
-// the columns left over form a lane-multiple panel and then a narrow tail panel.
-// Short bands widen their blocks to keep the accumulator count of the schedule.
+// The edge form of a nanokernel: masked vectors for f32 FMAs, native-width
+// panels for the bf16 dot product, narrow panels on the widening routes.
+EdgeForm edgeFormOf(NanokernelKind kind);
+
+// Rows: bands of the schedule's block rows; the rows left over form one short
+// band whose blocks widen to keep the schedule's accumulators, where N has the
+// columns for them to keep the chains FMA latency needs (8 rows of AVX2's 6x16:
+// 6 + 2 rows of 2x32 blocks). Otherwise M is cut into balanced bands of as many
+// rows as the register file holds for the band's widest block (25 rows of 18
+// columns on AVX-512: 13 + 12, not 8 + 8 + 8 + 1). The schedule may ask for
+// either (Schedule::edge_rows). M below the block's rows is one short band.
+// Columns: whole blocks, then the columns left over as one edge block, absorbed
+// into the last whole block where the registers hold the wider block (34 columns
+// of 8x32 on AVX-512: one 8x48 block whose third vector is masked to 2 lanes);
+// the bf16 dot product has native-width panels instead.
+// The widening routes keep a narrow panel per edge and their rows as they were
+// (full blocks, then one shorter band).
+// Batch chunks (see batch_chunk) only where no edge is masked: a chunk ends with
+// C's masked stores, which the next chunk's masked loads cannot take forwarded
+// (16x63x64 b16 on the Zen 5 VM: 0.65x libxsmm chunked, 1.02x not).
 RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& schedule,
                                      const CacheSizes& caches = CacheSizes{});
 

@@ -1,5 +1,6 @@
 #include "kernels/mlir/vector/transform_script.h"
 
+#include "kernels/mlir/vector/edge_masks.h"
 #include "kernels/mlir/vector/payload_ir.h"
 
 #include <fmt/format.h>
@@ -54,7 +55,8 @@ class ScriptWriter {
 // One statically shaped piece of the problem and the handle of its linalg op.
 struct Leaf {
   std::string op;
-  std::int64_t m, n, rows, cols, lanes;
+  std::int64_t m, rows;
+  ColumnPanel panel;
 };
 
 struct LeafLoops {
@@ -75,7 +77,12 @@ struct IterationSpace {
   }
 };
 
-LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPlan& plan, const Leaf& leaf) {
+// The reduction loops are tagged so that they can be found again once a pass
+// has run on the function (which invalidates every handle inside it).
+std::string reductionLoopTag(std::size_t index) { return fmt::format("nkbench.reduction_loop_{}", index); }
+
+LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPlan& plan, const Leaf& leaf,
+                       std::size_t& loop_tags) {
   const bool vnni = plan.nanokernel == NanokernelKind::Bf16Dot;
   const bool widen = widensInRegisters(plan.nanokernel);
   const IterationSpace space{plan.split.ways, vnni};
@@ -92,17 +99,20 @@ LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPla
   //    the running sums).
   // The widening route also fuses its bf16 -> f32 producers here.
   const bool zero_init = !p.accumulate || ways > 1;
-  auto [block, block_loops] =
-      w.tile(op, space.sizes(0, s_block, leaf.rows, leaf.cols, 0), (zero_init || widen) && plan.batch_chunk == 0);
+  auto [block, block_loops] = w.tile(op, space.sizes(0, s_block, leaf.rows, leaf.panel.blockColumns(), 0),
+                                     (zero_init || widen) && plan.batch_chunk == 0);
   // 2. Batch-reduce and K loops, step 1: each step is one rank-1 update of the block.
   std::string body = block;
   LeafLoops loops;
+  std::vector<std::string> reduction_loops;
   const std::int64_t batch_step = (plan.batch_chunk > 0 ? plan.batch_chunk : batch) > 1 ? 1 : 0;
   const std::int64_t k_step = k > 1 ? 1 : 0;
   if (batch_step || k_step) {
-    auto [tiled, reduction] = w.tile(block, space.sizes(batch_step, 0, 0, 0, k_step), false);
-    body = tiled;
-    loops.reduction = reduction;
+    std::tie(body, reduction_loops) = w.tile(block, space.sizes(batch_step, 0, 0, 0, k_step), false);
+    for (const std::string& loop : reduction_loops) {
+      loops.reduction.push_back(reductionLoopTag(loop_tags++));
+      w.line(fmt::format("transform.annotate {} \"{}\" : {}", loop, loops.reduction.back(), kAny));
+    }
   }
   // Widening route: the bf16 -> f32 ops follow their uses down into each new
   // innermost loop, so that only the values of one step are widened, in registers.
@@ -115,16 +125,15 @@ LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPla
                        w.fresh("widened"), w.fresh("scope"), producers, loop, kAny, kAny, kAny, kAny));
     widen_scope = loop;
   };
-  if (widen && !loops.reduction.empty()) fuseWideningInto(loops.reduction.back());
+  if (widen && !reduction_loops.empty()) fuseWideningInto(reduction_loops.back());
   // 3. Nanokernel granularity: 1 partial x 1 row x `lanes` columns, then unroll the block fully.
   const std::int64_t s_step = ways > 1 ? 1 : 0;
   const std::int64_t row_step = leaf.rows > 1 ? 1 : 0;
-  const std::int64_t col_step = leaf.cols > leaf.lanes ? leaf.lanes : 0;
+  const std::int64_t columns = leaf.panel.blockColumns();
+  const std::int64_t col_step = columns > leaf.panel.lanes ? leaf.panel.lanes : 0;
   std::vector<std::string> register_loops;
   if (s_step || row_step || col_step) {
-    auto [nano, nano_loops] = w.tile(body, space.sizes(0, s_step, row_step, col_step, 0), false);
-    body = nano;
-    register_loops = nano_loops;
+    std::tie(body, register_loops) = w.tile(body, space.sizes(0, s_step, row_step, col_step, 0), false);
     if (widen) fuseWideningInto(register_loops.back());
   }
   if (widen) {
@@ -133,14 +142,33 @@ LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPla
                        widen_scope, kAny, kAny));
     w.line(fmt::format("transform.structured.vectorize {} : {}", producers, kAny));
   }
-  w.line(fmt::format("transform.structured.vectorize {} {{create_named_contraction}} : {}", body, kAny));
   // Innermost loop first; factors equal trip counts, so the loops disappear.
   std::vector<std::int64_t> factors;
   if (s_step) factors.push_back(ways);
   if (row_step) factors.push_back(leaf.rows);
-  if (col_step) factors.push_back(leaf.cols / leaf.lanes);
-  for (std::size_t i = register_loops.size(); i-- > 0;)
-    w.line(fmt::format("transform.loop.unroll {} {{factor = {}}} : {}", register_loops[i], factors[i], kAny));
+  if (col_step) factors.push_back((columns + leaf.panel.lanes - 1) / leaf.panel.lanes);
+  auto unroll = [&] {
+    for (std::size_t l = register_loops.size(); l-- > 0;)
+      w.line(fmt::format("transform.loop.unroll {} {{factor = {}}} : {}", register_loops[l], factors[l], kAny));
+  };
+  if (!leaf.panel.isEdgeBlock()) {
+    w.line(fmt::format("transform.structured.vectorize {} {{create_named_contraction}} : {}", body, kAny));
+    unroll();
+    return loops;
+  }
+  // An edge block's last vector is narrower: unrolled first and canonicalized, its
+  // pieces are static, each vectorized at full width, the last one with masks
+  // (see edge_masks.h for what becomes of them).
+  unroll();
+  const std::string scope = reduction_loops.empty() ? block_loops.back() : reduction_loops.back();
+  if (!register_loops.empty())
+    w.line(fmt::format("transform.apply_patterns to {} {{\n      transform.apply_patterns.canonicalization\n    }} : {}",
+                       scope, kAny));
+  const std::string pieces = w.fresh("pieces");
+  w.line(fmt::format("{} = transform.structured.match ops{{[\"{}\"]}} in {} : ({}) -> {}", pieces,
+                     payloadOp(plan).name, scope, kAny, kAny));
+  w.line(fmt::format("transform.structured.vectorize {} vector_sizes [{}] {{create_named_contraction}} : {}", pieces,
+                     fmt::join(space.sizes(1, 1, 1, leaf.panel.lanes, 1), ", "), kAny));
   return loops;
 }
 
@@ -191,7 +219,7 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
       w.line(fmt::format("{} = transform.structured.match ops{{[\"linalg.batch_reduce_matmul\"]}} "
                          "attributes {{nkbench.region = {} : i64}} in %root : ({}) -> {}",
                          region, leaves.size(), kAny, kAny));
-      leaves.push_back({region, band.size, panel.size, band.rows, panel.cols, panel.lanes});
+      leaves.push_back({region, band.size, band.rows, panel});
     }
   for (std::size_t bi = 0; bi < plan.bands.size() && !regions_in_payload; ++bi) {
     const RowBand& band = plan.bands[bi];
@@ -202,12 +230,13 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
       const ColumnPanel& panel = band.panels[pi];
       std::string panel_op = panel_rest;
       if (pi + 1 < band.panels.size()) std::tie(panel_op, panel_rest) = w.split(panel_rest, payload_op.n_dim, panel.size);
-      leaves.push_back({panel_op, band.size, panel.size, band.rows, panel.cols, panel.lanes});
+      leaves.push_back({panel_op, band.size, band.rows, panel});
     }
   }
 
   std::vector<LeafLoops> leaf_loops;
-  for (const Leaf& leaf : leaves) leaf_loops.push_back(scheduleLeaf(w, p, plan, leaf));
+  std::size_t loop_tags = 0;
+  for (const Leaf& leaf : leaves) leaf_loops.push_back(scheduleLeaf(w, p, plan, leaf, loop_tags));
 
   if (!p.accumulate || plan.split.ways > 1) {
     w.line(fmt::format("%fills = transform.structured.match ops{{[\"linalg.fill\"]}} in %root : ({}) -> {}", kAny, kAny));
@@ -218,32 +247,42 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
     w.line(fmt::format("%sums = transform.structured.match ops{{[\"linalg.reduce\"]}} in %root : ({}) -> {}", kAny, kAny));
     w.line(fmt::format("transform.structured.vectorize %sums : {}", kAny));
   }
-  w.line("transform.apply_patterns to %func {");
+  std::string func = "%func";
+  if (plan.hasMaskedEdges()) {
+    func = w.fresh("func");
+    w.line(fmt::format("{} = transform.apply_registered_pass \"{}\" to %func : ({}) -> {}", func, kEdgeMaskPass, kAny,
+                       kAny));
+  }
+  w.line("transform.apply_patterns to " + func + " {");
   w.line("  transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers");
   // bf16: fold the extension to f32 into the contraction (a mixed-type contract).
   if (plan.nanokernel == NanokernelKind::Bf16Dot) w.line("  transform.apply_patterns.vector.fold_arith_extension");
   w.line("  transform.apply_patterns.canonicalization");
   w.line(fmt::format("}} : {}", kAny));
-  w.line(fmt::format("transform.apply_cse to %func : {}", kAny));
+  w.line(fmt::format("transform.apply_cse to {} : {}", func, kAny));
   // Keep the C block in registers across the whole reduction: K loop, then batch loop.
   for (const LeafLoops& loops : leaf_loops)
-    for (std::size_t i = loops.reduction.size(); i-- > 0;)
-      w.line(fmt::format("transform.loop.hoist_loop_invariant_subsets {} : {}", loops.reduction[i], kAny));
+    for (std::size_t i = loops.reduction.size(); i-- > 0;) {
+      const std::string loop = w.fresh("reduction");
+      w.line(fmt::format("{} = transform.structured.match attributes {{{}}} in {} : ({}) -> {}", loop,
+                         loops.reduction[i], func, kAny, kAny));
+      w.line(fmt::format("transform.loop.hoist_loop_invariant_subsets {} : {}", loop, kAny));
+    }
 
   if (lowering == Lowering::Nanokernel) {
-    w.line("transform.apply_patterns to %func {");
+    w.line("transform.apply_patterns to " + func + " {");
     w.line(plan.nanokernel == NanokernelKind::Bf16Dot
                ? "  transform.apply_patterns.x86vector.vector_contract_to_packed_type_dot_product"
                                   : "  transform.apply_patterns.x86vector.vector_contract_to_fma");
     w.line(fmt::format("}} : {}", kAny));
   }
-  w.line("transform.apply_patterns to %func {");
+  w.line("transform.apply_patterns to " + func + " {");
   if (lowering == Lowering::Nanokernel) w.line("  transform.apply_patterns.x86vector.sink_vector_producer_ops");
   if (plan.split.ways > 1)
     w.line("  transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = \"innerparallel\"");
   w.line("  transform.apply_patterns.canonicalization");
   w.line(fmt::format("}} : {}", kAny));
-  w.line(fmt::format("transform.apply_cse to %func : {}", kAny));
+  w.line(fmt::format("transform.apply_cse to {} : {}", func, kAny));
 
   return fmt::format(
       "module attributes {{transform.with_named_sequence}} {{\n"
