@@ -80,12 +80,19 @@ void packBVnniBatched(const T* b, std::int64_t batch, std::int64_t k, std::int64
 template <VnniElement T>
 void packBVnniBatched(const T* b, std::int64_t batch, std::int64_t k, std::int64_t n,
                       std::int64_t padded_k, VnniBuffer<T>& packed) {
+  packBVnniBatched(b, batch, k, n, padded_k, n, packed);
+}
+
+template <VnniElement T>
+void packBVnniBatched(const T* b, std::int64_t batch, std::int64_t k, std::int64_t n,
+                      std::int64_t padded_k, std::int64_t padded_n, VnniBuffer<T>& packed) {
   checkExtents("pack B VNNI", {batch, k, n});
   checkPaddedK("pack B VNNI", k, padded_k);
-  const std::int64_t packed_matrix = padded_k * n;
+  if (padded_n < n) throw Error(fmt::format("pack B VNNI: padded N {} must be at least N {}", padded_n, n));
+  const std::int64_t packed_matrix = padded_k * padded_n;
   packed.resize(static_cast<std::size_t>(batch * packed_matrix));
   for (std::int64_t i = 0; i < batch; ++i)
-    packVnniTile(b + i * k * n, k, n, 0, 0, padded_k, n, packed.data() + i * packed_matrix);
+    packVnniTile(b + i * k * n, k, n, 0, 0, padded_k, padded_n, packed.data() + i * packed_matrix);
 }
 
 template <VnniElement T>
@@ -162,6 +169,8 @@ void padAToKBatched(const T* a, std::int64_t batch, std::int64_t m, std::int64_t
 
 #define NKBENCH_INSTANTIATE_VNNI(T)                                                               \
   template void packBVnni<T>(const T*, std::int64_t, std::int64_t, VnniBuffer<T>&);               \
+  template void packBVnniBatched<T>(const T*, std::int64_t, std::int64_t, std::int64_t,           \
+                                    std::int64_t, std::int64_t, VnniBuffer<T>&);                  \
   template void packBVnniBatched<T>(const T*, std::int64_t, std::int64_t, std::int64_t,           \
                                     VnniBuffer<T>&);                                              \
   template void packBBlockedVnni<T>(const T*, std::int64_t, std::int64_t, const GemmBlocking&,    \

@@ -49,6 +49,11 @@ void packBVnniBatched(const T* b, std::int64_t batch, std::int64_t k, std::int64
 template <VnniElement T>
 void packBVnniBatched(const T* b, std::int64_t batch, std::int64_t k, std::int64_t n,
                       std::int64_t padded_k, VnniBuffer<T>& packed);
+// ... -> [batch][padded_k/2][padded_n][2], the columns past N zero as well
+// (padded_n >= N: the dot-product kernels read whole vectors of columns).
+template <VnniElement T>
+void packBVnniBatched(const T* b, std::int64_t batch, std::int64_t k, std::int64_t n,
+                      std::int64_t padded_k, std::int64_t padded_n, VnniBuffer<T>& packed);
 // B (K x N row-major) -> [Nb][Kb][bk/2][bn][2]: packBBlocked's tiles, each in
 // VNNI layout. Throws Error when blocking.bk is odd: A's blocks would then
 // need a zero column inside each K block, not only at the end.

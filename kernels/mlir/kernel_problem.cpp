@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/mlir/amx/amx_payload_ir.h"
+#include "kernels/mlir/vector/payload_ir.h"
 #include "reference/vnni_packing.h"
 
 namespace nkbench::mlir_backend {
@@ -26,7 +27,8 @@ GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, cons
   if (schedule.nanokernel != NanokernelKind::Bf16Dot)
     return chooseGemmBlocking(gemm, schedule.gemm_block, schedule.block_m, schedule.vector_lanes);
   GemmBlocking blocking = chooseBf16GemmBlocking(gemm, schedule.gemm_block, schedule.block_m, schedule.vector_lanes);
-  blocking.bn = dotPaddedN(blocking.bn);
+  // Whole vectors: the blocked GEMM pads B and C blocks with zeros, so its block kernel has no edge.
+  blocking.bn = roundUp(blocking.bn, schedule.vector_lanes);
   return blocking;
 }
 
@@ -43,8 +45,12 @@ Problem kernelProblemFor(const Problem& problem, const Schedule& schedule, const
   }
   if (schedule.nanokernel != NanokernelKind::Bf16Dot) return problem;
   pairs.k = vnniPaddedK(problem.k);
-  pairs.n = dotPaddedN(problem.n);
   return pairs;
+}
+
+std::int64_t vnniBColumns(const Problem& kernel_problem, const Schedule& schedule) {
+  if (schedule.nanokernel != NanokernelKind::Bf16Dot) return kernel_problem.n;
+  return dotPackedColumns(kernel_problem.n, schedule.vector_lanes);
 }
 
 }  // namespace nkbench::mlir_backend

@@ -11,9 +11,6 @@
 
 namespace nkbench::mlir_backend {
 
-// vdpbf16ps comes in 4, 8 and 16 lanes: the dot-product kernels see N padded to 4.
-inline std::int64_t dotPaddedN(std::int64_t n) { return (n + 3) / 4 * 4; }
-
 // The blocks a GEMM is cut into, each one call of the schedule's block kernel.
 // Vector routes: the schedule's preferred block, balanced (chooseGemmBlocking).
 // The tile route (amxGemmBlocking): rows of the schedule's bm, K blocks of its
@@ -28,9 +25,14 @@ GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, cons
 // vector routes run M blocks outer (tuned on the AVX-512 hosts).
 BlockOrder gemmBlockOrderFor(const Schedule& schedule);
 
-// A GEMM's block kernel (whole AMX tiles on the tile route); a BRGEMM with K
-// padded to whole tile steps on the tile route, or with K made even and N padded
-// to 4 on the bf16 dot-product route; otherwise the problem itself.
+// A GEMM's block kernel (whole AMX tiles on the tile route, whole vectors of
+// columns on the bf16 dot-product route); a BRGEMM with K padded to whole tile
+// steps on the tile route, or made even on the bf16 dot-product route;
+// otherwise the problem itself.
 Problem kernelProblemFor(const Problem& problem, const Schedule& schedule, const CacheSizes& caches);
+
+// Columns of the VNNI rows a kernel of `schedule` reads B from: N, padded with
+// zero columns to whole vectors on the dot-product route (dotPackedColumns).
+std::int64_t vnniBColumns(const Problem& kernel_problem, const Schedule& schedule);
 
 }  // namespace nkbench::mlir_backend

@@ -88,43 +88,24 @@ class BrgemmKernel final : public Kernel {
 // bf16: B is packed into VNNI pairs and A given the kernel's K (even, or whole
 // tile steps on the AMX route; the extra columns and pairs are zero) before the
 // kernel runs; the packing is timed apart, as the libraries' is. On the
-// dot-product route an N that is not a multiple of 4 is padded with zero columns
-// of B (see dotPaddedN), and C (CElement: f32 or bf16) goes through an N-padded
-// copy inside compute().
+// dot-product route B's rows are padded with zero columns to whole vectors
+// (vnniBColumns), which the kernel's masked N edge reads; C (CElement: f32 or
+// bf16) is the caller's.
 template <class CElement>
 class Bf16BrgemmKernel final : public Kernel {
  public:
   Bf16BrgemmKernel(std::shared_ptr<CompiledKernel> compiled, const Problem& problem, const Problem& kernel_problem,
-                   Operands operands, KernelInfo info)
-      : calls_(std::move(compiled)), problem_(problem), k_(kernel_problem.k), n_(kernel_problem.n),
-        operands_(operands), info_(std::move(info)) {
-    if (n_ != problem_.n) c_padded_.assign(static_cast<std::size_t>(problem_.m * n_), CElement{});
-  }
+                   std::int64_t b_columns, Operands operands, KernelInfo info)
+      : calls_(std::move(compiled)), problem_(problem), k_(kernel_problem.k), b_columns_(b_columns),
+        operands_(operands), info_(std::move(info)) {}
   void pack() override {
     if (k_ != problem_.k)
       padAToKBatched(operands_.aAs<BFloat16>(), problem_.batch, problem_.m, problem_.k, k_, a_pairs_);
-    const BFloat16* b = operands_.bAs<BFloat16>();
-    if (n_ != problem_.n) {
-      b_wide_.assign(static_cast<std::size_t>(problem_.batch * problem_.k * n_), BFloat16{});
-      for (std::int64_t row = 0; row < problem_.batch * problem_.k; ++row)
-        std::copy(b + row * problem_.n, b + (row + 1) * problem_.n, b_wide_.data() + row * n_);
-      b = b_wide_.data();
-    }
-    packBVnniBatched(b, problem_.batch, problem_.k, n_, k_, b_vnni_);
+    packBVnniBatched(operands_.bAs<BFloat16>(), problem_.batch, problem_.k, problem_.n, k_, b_columns_, b_vnni_);
   }
   void compute() override {
     const void* a = k_ != problem_.k ? static_cast<const void*>(a_pairs_.data()) : operands_.a;
-    CElement* c = operands_.cAs<CElement>();
-    if (n_ == problem_.n) {
-      calls_.run([&](mlir_backend::KernelFunction kernel) { kernel(a, b_vnni_.data(), c); });
-      return;
-    }
-    if (problem_.accumulate)
-      for (std::int64_t i = 0; i < problem_.m; ++i)
-        std::copy(c + i * problem_.n, c + (i + 1) * problem_.n, c_padded_.data() + i * n_);
-    calls_.run([&](mlir_backend::KernelFunction kernel) { kernel(a, b_vnni_.data(), c_padded_.data()); });
-    for (std::int64_t i = 0; i < problem_.m; ++i)
-      std::copy(c_padded_.data() + i * n_, c_padded_.data() + i * n_ + problem_.n, c + i * problem_.n);
+    calls_.run([&](mlir_backend::KernelFunction kernel) { kernel(a, b_vnni_.data(), operands_.c); });
   }
   void finishCalls() override { calls_.finish(); }
   const KernelInfo& info() const override { return info_; }
@@ -132,11 +113,11 @@ class Bf16BrgemmKernel final : public Kernel {
  private:
   KernelCalls calls_;
   Problem problem_;
-  std::int64_t k_, n_;  // K and N as the kernel sees them
+  std::int64_t k_;          // K as the kernel sees it
+  std::int64_t b_columns_;  // columns of B's packed VNNI rows
   Operands operands_;
   KernelInfo info_;
-  BFloat16Buffer a_pairs_, b_wide_, b_vnni_;
-  AlignedBuffer<CElement> c_padded_;
+  BFloat16Buffer a_pairs_, b_vnni_;
 };
 
 // bf16 BRGEMM whose kernel reads A widened to f32 (Bf16F32AFma): A is widened
@@ -311,9 +292,9 @@ class MlirBackend final : public Backend {
     return problem.kind == OpKind::Brgemm && problem.c_dtype == DType::BF16 &&
            schedule.nanokernel != NanokernelKind::AmxTile;
   }
-  // Rows whose f32 sum fits (N as a dot-product kernel may pad it); 0 when not one row does.
+  // Rows whose f32 sum fits; 0 when not one row does.
   static std::int64_t bf16CSumRows(const Problem& problem) {
-    return mlir_backend::kMaxBf16CSumBytes / (mlir_backend::dotPaddedN(problem.n) * std::int64_t{sizeof(float)});
+    return mlir_backend::kMaxBf16CSumBytes / (problem.n * std::int64_t{sizeof(float)});
   }
   // Panels as tall as fit, in whole register blocks where a block fits.
   static std::int64_t panelRows(const Problem& problem, const Schedule& schedule) {
@@ -346,9 +327,11 @@ class MlirBackend final : public Backend {
     const std::string a_padding = pairs.k == problem.k       ? ""
                                   : pairs.k == problem.k + 1 ? ", A -> even K"
                                                              : fmt::format(", A and B -> K padded to {}", pairs.k);
+    const std::int64_t b_columns = mlir_backend::vnniBColumns(pairs, route.schedule);
     info.packing = fmt::format("B -> VNNI pairs{}{}", a_padding,
-                               pairs.n != problem.n ? ", N padded to 4 (C through a padded copy)" : "");
-    return std::make_unique<Bf16BrgemmKernel<CElement>>(compiled, problem, pairs, operands, std::move(info));
+                               b_columns != problem.n ? fmt::format(", rows padded to {} columns", b_columns) : "");
+    return std::make_unique<Bf16BrgemmKernel<CElement>>(compiled, problem, pairs, b_columns, operands,
+                                                        std::move(info));
   }
 
   // GEMM over blocks: plain (f32, or bf16 for the widening kernels) or with B in VNNI pairs.

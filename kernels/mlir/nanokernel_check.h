@@ -31,8 +31,8 @@ struct NanokernelEvidence {
 // `scheduled`: op counts after the transform schedule; `lowered`: after lowering to
 // LLVM, where `llvm.call_intrinsic` ops are counted as "llvm.call_intrinsic:NAME".
 // FMA nanokernels (f32, widened bf16) are vector.fma; bf16 dot-product ones
-// x86vector.avx512.dot (vdpbf16ps). A masked edge must lower to masked loads
-// and one masked store per masked accumulator.
+// x86vector.avx512.dot (vdpbf16ps). A masked edge must lower to one masked
+// store per masked accumulator.
 NanokernelEvidence checkNanokernels(Lowering lowering, const RegisterBlockPlan& plan, const OpCounts& scheduled,
                                     const OpCounts& lowered);
 

@@ -159,18 +159,18 @@ TEST(RegisterBlockPlan, ShortBandsWidenTheirBlocks) {
   EXPECT_EQ(plan.bands[0].panels[0].cols, 8 * 16);  // 2 rows x 8 vectors = 16 accumulators
 }
 
-// bf16 dot products exist in 16, 8 and 4 lanes: the edge is panels of those widths.
-TEST(RegisterBlockPlan, Bf16DotEdgesAreNativeWidthPanels) {
+// bf16 dot products: a masked edge too (B's padded VNNI rows are read whole).
+TEST(RegisterBlockPlan, Bf16DotEdgesAreMaskedVectors) {
   Problem p = brgemm(9, 28, 8, 2);
   p.dtype = DType::BF16;
   const RegisterBlockPlan plan = planRegisterBlocks(p, selectSchedule(Isa::Avx512Bf16, DType::BF16));
   ASSERT_EQ(plan.bands.size(), 1u);
   EXPECT_EQ(plan.bands[0].rows, 9);
-  ASSERT_EQ(plan.bands[0].panels.size(), 3u);
-  EXPECT_EQ(plan.bands[0].panels[0].lanes, 16);
-  EXPECT_EQ(plan.bands[0].panels[1].lanes, 8);
-  EXPECT_EQ(plan.bands[0].panels[2].lanes, 4);
-  EXPECT_FALSE(plan.hasMaskedEdges());
+  ASSERT_EQ(plan.bands[0].panels.size(), 1u);
+  EXPECT_TRUE(plan.bands[0].panels[0].isEdgeBlock());
+  EXPECT_EQ(plan.blockVectors(plan.bands[0].panels[0]), 2);
+  EXPECT_TRUE(plan.hasMaskedEdges());
+  EXPECT_EQ(plan.k_steps, 4);  // K pairs
 }
 
 // The widening routes fuse conversions per panel: narrow edge panels, full bands then the rest.

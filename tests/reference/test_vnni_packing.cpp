@@ -184,6 +184,16 @@ TYPED_TEST(VnniPacking, PaddingToAChosenKFillsZerosPastK) {
                                            7, 9, 8, 10, 11, 0, 12, 0, 0, 0, 0, 0}));
 }
 
+// The dot-product kernels read B's VNNI rows in whole vectors: columns past N are zero.
+TYPED_TEST(VnniPacking, PaddingToAChosenNFillsZeroColumns) {
+  const auto b = fromFloats<TypeParam>({1, 2, 3, 4, 5, 6});  // 1 x (3 x 2)
+  VnniBuffer<TypeParam> packed = staleBuffer<TypeParam>();
+  packBVnniBatched(b.data(), 1, 3, 2, 4, 3, packed);
+  // [2 pairs][3 columns][2]: pair 0 = rows 0-1, pair 1 = row 2 and a zero row; column 2 zero.
+  EXPECT_EQ(packed, fromFloats<TypeParam>({1, 3, 2, 4, 0, 0, 5, 0, 6, 0, 0, 0}));
+  EXPECT_THROW(packBVnniBatched(b.data(), 1, 3, 2, 4, 1, packed), Error);  // below N
+}
+
 TEST(VnniPacking, PaddedKMustBeEvenAndAtLeastK) {
   BFloat16Buffer packed;
   const std::vector<BFloat16> values(64, BFloat16{0x3f80});

@@ -1,5 +1,7 @@
 #include "kernels/mlir/vector/edge_masks.h"
 
+#include "kernels/mlir/vector/payload_ir.h"
+
 #include <optional>
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -7,6 +9,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -137,6 +140,61 @@ struct EdgeReadOfSlice final : mlir::OpRewritePattern<mlir::vector::TransferRead
   }
 };
 
+// A read of a slice the payload marks as cut from zero padding (the dot
+// product's B, payload_ir.h): it may read the padded source instead, in bounds
+// where it stays within the source.
+struct EdgeReadOfZeroPaddedSlice final : mlir::OpRewritePattern<mlir::vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(mlir::vector::TransferReadOp read, PatternRewriter& rewriter) const override {
+    auto slice = read.getBase().getDefiningOp<mlir::tensor::ExtractSliceOp>();
+    if (!slice || !slice->hasAttr(kZeroPaddedSlice) || read.getMask() || !read.getPermutationMap().isMinorIdentity())
+      return mlir::failure();
+    const mlir::RankedTensorType source = slice.getSourceType();
+    if (!source.hasStaticShape() || slice.getResultType().getRank() != source.getRank() ||
+        !llvm::all_of(slice.getStaticOffsets(), [](std::int64_t offset) { return offset == 0; }))
+      return mlir::failure();
+    const mlir::VectorType vector = read.getVectorType();
+    const std::int64_t leading = source.getRank() - vector.getRank();
+    llvm::SmallVector<bool> in_bounds = read.getInBoundsValues();
+    for (std::int64_t d = 0; d < vector.getRank(); ++d) {
+      if (in_bounds[d]) continue;
+      const std::optional<std::int64_t> index = mlir::getConstantIntValue(read.getIndices()[leading + d]);
+      if (!index || *index + vector.getDimSize(d) > source.getDimSize(leading + d)) return mlir::failure();
+      in_bounds[d] = true;
+    }
+    rewriter.modifyOpInPlace(read, [&] {
+      read.getBaseMutable().assign(slice.getSource());
+      read->setAttr(read.getInBoundsAttrName(), rewriter.getBoolArrayAttr(in_bounds));
+    });
+    return mlir::success();
+  }
+};
+
+// A read of a tensor that a splat write covers whole, where the read's padding
+// is the splat's value (the zero fill of C under beta 0): the splat itself, so
+// that masked accumulators start in registers as the whole vectors' do, not by
+// masked loads that wait for the fill's stores to reach the cache.
+struct EdgeReadOfSplatFill final : mlir::OpRewritePattern<mlir::vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(mlir::vector::TransferReadOp read, PatternRewriter& rewriter) const override {
+    auto fill = read.getBase().getDefiningOp<mlir::vector::TransferWriteOp>();
+    if (!fill || read.getMask() || fill.getMask() || !fill.getPermutationMap().isMinorIdentity()) return mlir::failure();
+    const auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(fill.getBase().getType());
+    if (!tensor || !tensor.hasStaticShape() || fill.getVectorType().getShape() != tensor.getShape() ||
+        !llvm::all_of(fill.getIndices(), [](mlir::Value index) { return mlir::isConstantIntValue(index, 0); }))
+      return mlir::failure();
+    mlir::DenseElementsAttr splat;
+    mlir::Attribute padding;
+    if (!mlir::matchPattern(fill.getVector(), mlir::m_Constant(&splat)) || !splat.isSplat() ||
+        !mlir::matchPattern(read.getPadding(), mlir::m_Constant(&padding)) ||
+        splat.getSplatValue<mlir::Attribute>() != padding)
+      return mlir::failure();
+    rewriter.replaceOpWithNewOp<mlir::arith::ConstantOp>(
+        read, mlir::DenseElementsAttr::get(read.getVectorType(), splat.getSplatValue<mlir::Attribute>()));
+    return mlir::success();
+  }
+};
+
 // insert_slice(transfer_write(v, extract_slice(T, S)), T, S): the write lands
 // in T itself, where the rest of the slice is T's own data.
 struct EdgeWriteIntoSlice final : mlir::OpRewritePattern<mlir::tensor::InsertSliceOp> {
@@ -165,7 +223,8 @@ class EdgeMaskPass final : public mlir::PassWrapper<EdgeMaskPass, mlir::Operatio
   }
   void runOnOperation() override {
     mlir::RewritePatternSet patterns(&getContext());
-    patterns.add<EdgeTransferOutOfBounds, EdgeContractionUnmasked, EdgeReadOfSlice, EdgeWriteIntoSlice>(&getContext());
+    patterns.add<EdgeTransferOutOfBounds, EdgeContractionUnmasked, EdgeReadOfSlice, EdgeReadOfZeroPaddedSlice,
+                 EdgeReadOfSplatFill, EdgeWriteIntoSlice>(&getContext());
     if (mlir::failed(mlir::applyPatternsGreedily(getOperation(), std::move(patterns)))) signalPassFailure();
   }
 };

@@ -9,8 +9,15 @@
 //    vmaskmovps on AVX2);
 //  - a masked contraction whose mask leaves only parallel lanes off becomes the
 //    unmasked contraction. Those lanes are past N: they are computed on the
-//    zero padding of the out-of-bounds loads and never stored.
-// The transform script runs it as `transform.apply_registered_pass`.
+//    zero padding of the out-of-bounds loads and never stored;
+//  - an out-of-bounds transfer of a slice that ends where its source ends
+//    addresses the source (the rest of the slice is the source's own data);
+//  - a read of a slice cut from zero padding (kZeroPaddedSlice: the dot
+//    product's VNNI B) reads the padded source, in bounds;
+//  - a read of C's zero fill is zeros (run again once the accumulators are
+//    hoisted, when their first reads see the fill).
+// The transform script runs it as `transform.apply_registered_pass`, after
+// vectorization and after hoisting.
 #pragma once
 
 namespace nkbench::mlir_backend {

@@ -164,12 +164,12 @@ std::string buildPayload(const Problem& p, const RegisterBlockPlan& plan) {
   if (p.c_dtype == DType::BF16 && p.dtype != DType::BF16) throw Error("mlir: a bf16 C needs bf16 operands");
   if (bf16 && (p.k % 2 != 0 || split.ways > 1))
     throw Error("mlir: a bf16 payload needs an even K (pad it) and no reduction split: " + p.describe());
-  // vdpbf16ps exists for 4, 8 and 16 f32 lanes only.
-  if (bf16 && p.n % 4 != 0) throw Error("mlir: bf16 kernels need N in multiples of 4 for now: " + p.describe());
   // bf16: A as [b][m][k/2][2] (a reshape of row-major A) and B in VNNI pairs [b][k/2][n][2].
   const std::string a = bf16    ? fmt::format("{}x{}x{}x2xbf16", p.batch, p.m, p.k / 2)
                         : widen ? fmt::format("{}x{}x{}x{}", p.batch, p.m, p.k, a_is_f32 ? "f32" : "bf16")
                                 : fmt::format("{}x{}x{}xf32", p.batch, p.m, p.k);
+  const std::int64_t packed_n = bf16 ? dotPackedColumns(p.n, plan.vector_lanes) : p.n;
+  const std::string b_arg = bf16 ? fmt::format("{}x{}x{}x2xbf16", p.batch, p.k / 2, packed_n) : "";
   const std::string b = bf16    ? fmt::format("{}x{}x{}x2xbf16", p.batch, p.k / 2, p.n)
                         : widen ? fmt::format("{}x{}x{}xbf16", p.batch, p.k, p.n)
                                 : fmt::format("{}x{}x{}xf32", p.batch, p.k, p.n);
@@ -208,12 +208,21 @@ std::string buildPayload(const Problem& p, const RegisterBlockPlan& plan) {
         "                                    outs({} : tensor<{}>) -> tensor<{}>\n",
         a, b, init, c, c);
   }
+  // B as the kernel reads it; on the dot-product route its N columns sliced off
+  // its zero-padded VNNI rows.
+  std::string b_tensor = fmt::format("    %b = bufferization.to_tensor %B restrict : memref<{0}> to tensor<{0}>\n", b);
+  if (bf16 && packed_n != p.n)
+    b_tensor = fmt::format(
+        "    %b_padded = bufferization.to_tensor %B restrict : memref<{0}> to tensor<{0}>\n"
+        "    %b = tensor.extract_slice %b_padded[0, 0, 0, 0] [{1}, {2}, {3}, 2] [1, 1, 1, 1] {{{4}}}\n"
+        "        : tensor<{0}> to tensor<{5}>\n",
+        b_arg, p.batch, p.k / 2, p.n, kZeroPaddedSlice, b);
   // llvm.noalias lets LLVM keep C in registers across loads of A and B.
   return fmt::format(
       "func.func @{fn}(%A: memref<{a}> {{llvm.noalias}}, %B: memref<{b}> {{llvm.noalias}},\n"
       "                %C: memref<{c}> {{llvm.noalias}}) {{\n"
       "    %a = bufferization.to_tensor %A restrict : memref<{a}> to tensor<{a}>\n"
-      "    %b = bufferization.to_tensor %B restrict : memref<{b}> to tensor<{b}>\n"
+      "{b_tensor}"
       "{tensors}"
       "{fill}"
       "{compute}"
@@ -222,7 +231,8 @@ std::string buildPayload(const Problem& p, const RegisterBlockPlan& plan) {
       "        : (tensor<{c}>, memref<{c}>) -> ()\n"
       "    return\n"
       "}}\n",
-      fmt::arg("fn", kKernelFunction), fmt::arg("a", a), fmt::arg("b", b), fmt::arg("c", c_binding.arg_type),
+      fmt::arg("fn", kKernelFunction), fmt::arg("a", a), fmt::arg("b", bf16 ? b_arg : b), fmt::arg("b_tensor", b_tensor),
+      fmt::arg("c", c_binding.arg_type),
       fmt::arg("tensors", c_binding.tensors), fmt::arg("fill", fill),
       fmt::arg("compute", compute), fmt::arg("epilogue", c_binding.epilogue), fmt::arg("result", c_binding.result));
 }

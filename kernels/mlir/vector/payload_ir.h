@@ -20,6 +20,11 @@ inline constexpr const char* kKernelFunction = "nk_brgemm";
 // itself rounds, once.
 inline constexpr const char* kCPrologue = "nkbench.c_prologue";
 inline constexpr const char* kCEpilogue = "nkbench.c_epilogue";
+// A tensor.extract_slice whose source holds zeros past the slice, which the
+// kernel may read (edge_masks.h).
+inline constexpr const char* kZeroPaddedSlice = "nkbench.zero_padded";
+// Columns of B's VNNI rows on the dot-product route: N padded to whole vectors.
+inline std::int64_t dotPackedColumns(std::int64_t n, std::int64_t lanes) { return (n + lanes - 1) / lanes * lanes; }
 // The largest such buffer (512 x 512), far within any thread's stack.
 inline constexpr std::int64_t kMaxBf16CSumBytes = std::int64_t{1} << 20;
 
@@ -33,8 +38,10 @@ inline constexpr std::int64_t kMaxBf16CSumBytes = std::int64_t{1} << 20;
 std::string buildPayload(const Problem& brgemm, const RegisterBlockPlan& plan);
 
 // bf16 problems on dot-product nanokernels (even K) take A as [batch][M][K/2][2]
-// and B in VNNI pairs [batch][K/2][N][2]; a `linalg.contract` over (b, m, n, k, v)
-// accumulates in f32. On the widening route they take row-major bf16 A and B;
+// and B in VNNI pairs [batch][K/2][Np][2], its rows padded with zero columns to
+// Np = dotPackedColumns(N, lanes) so that an N edge's masked vector reads B in
+// bounds; the payload slices B's N columns off it (tagged kZeroPaddedSlice) and
+// a `linalg.contract` over (b, m, n, k, v) accumulates in f32. On the widening route they take row-major bf16 A and B;
 // each region of the plan gets its own slices, widened to f32 by elementwise ops
 // in front of its f32 batch_reduce_matmul (tagged `nkbench.region = i`). With A
 // widened when packed (Bf16F32AFma) A is f32 and only B's slices are widened.

@@ -15,12 +15,10 @@ namespace nkbench::mlir_backend {
 // How the columns past the last whole vector are covered.
 enum class EdgeForm {
   // By the last vector of a register block, a full-width one whose lanes past N
-  // are masked off in its loads and stores (f32 FMA): every edge column costs a
-  // full-width FMA that shares the block's broadcasts of A.
+  // are masked off in its loads and stores of C (and of B, for f32; the bf16
+  // dot product reads B's zero padding): every edge column costs a full-width
+  // FMA or dot product that shares the block's broadcasts of A.
   MaskedVector,
-  // By panels of their own in the narrower widths the nanokernel exists in,
-  // halving down to 4 lanes (the bf16 dot product; N is padded to 4).
-  NativeWidthPanels,
   // By one panel of their own, one vector as wide as the rest (the widening
   // routes, whose conversions are fused per panel).
   NarrowPanel,
@@ -80,6 +78,13 @@ struct RegisterBlockPlan {
   // 5-15% on the other shape.)
   std::int64_t batch_chunk = 0;
   ReductionSplit split;  // no chunks when split
+  // Steps of the K loop: K, K / ways when split over K, K pairs on the dot product.
+  std::int64_t k_steps = 1;
+  // Copies of the K step in the K loop's body (1: not unrolled); a remainder of
+  // the trip count runs after it as a loop of one copy.
+  std::int64_t k_unroll = 1;
+  // Copies of each nanokernel in the kernel: the K loop's body and its remainder.
+  std::int64_t kStepCopies() const;
   NanokernelKind nanokernel = NanokernelKind::Fma;  // the schedule's
   std::int64_t vector_lanes = 1;                    // the schedule's (for C conversions)
   EdgeForm edges = EdgeForm::MaskedVector;
@@ -91,8 +96,8 @@ struct RegisterBlockPlan {
   bool hasMaskedEdges() const;
 };
 
-// The edge form of a nanokernel: masked vectors for f32 FMAs, native-width
-// panels for the bf16 dot product, narrow panels on the widening routes.
+// The edge form of a nanokernel: masked vectors for f32 FMAs and bf16 dot
+// products, narrow panels on the widening routes.
 EdgeForm edgeFormOf(NanokernelKind kind);
 
 // Rows: bands of the schedule's block rows; the rows left over form one short
@@ -104,8 +109,7 @@ EdgeForm edgeFormOf(NanokernelKind kind);
 // either (Schedule::edge_rows). M below the block's rows is one short band.
 // Columns: whole blocks, then the columns left over as one edge block, absorbed
 // into the last whole block where the registers hold the wider block (34 columns
-// of 8x32 on AVX-512: one 8x48 block whose third vector is masked to 2 lanes);
-// the bf16 dot product has native-width panels instead.
+// of 8x32 on AVX-512: one 8x48 block whose third vector is masked to 2 lanes).
 // The widening routes keep a narrow panel per edge and their rows as they were
 // (full blocks, then one shorter band).
 // Batch chunks (see batch_chunk) only where no edge is masked: a chunk ends with

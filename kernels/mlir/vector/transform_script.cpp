@@ -60,7 +60,8 @@ struct Leaf {
 };
 
 struct LeafLoops {
-  std::vector<std::string> reduction;  // batch loop, then K loop (those that exist)
+  std::vector<std::string> reduction;  // batch loop, then K loop (those that exist), by tag
+  std::int64_t k_steps = 0;            // trip count of the K loop; 0 without one
 };
 
 // Tile sizes in the payload op's iteration order: (b, m, n, k), (b, s, m, n, k)
@@ -109,6 +110,7 @@ LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPla
   const std::int64_t k_step = k > 1 ? 1 : 0;
   if (batch_step || k_step) {
     std::tie(body, reduction_loops) = w.tile(block, space.sizes(batch_step, 0, 0, 0, k_step), false);
+    if (k_step) loops.k_steps = k;
     for (const std::string& loop : reduction_loops) {
       loops.reduction.push_back(reductionLoopTag(loop_tags++));
       w.line(fmt::format("transform.annotate {} \"{}\" : {}", loop, loops.reduction.back(), kAny));
@@ -167,8 +169,11 @@ LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPla
   const std::string pieces = w.fresh("pieces");
   w.line(fmt::format("{} = transform.structured.match ops{{[\"{}\"]}} in {} : ({}) -> {}", pieces,
                      payloadOp(plan).name, scope, kAny, kAny));
+  // Full-width vectors of one partial, row and step: (b, s, m, n, k), or (b, m, n, k, v) with the VNNI pair.
+  const std::vector<std::int64_t> vector_sizes =
+      vnni ? std::vector<std::int64_t>{1, 1, leaf.panel.lanes, 1, 2} : space.sizes(1, 1, 1, leaf.panel.lanes, 1);
   w.line(fmt::format("transform.structured.vectorize {} vector_sizes [{}] {{create_named_contraction}} : {}", pieces,
-                     fmt::join(space.sizes(1, 1, 1, leaf.panel.lanes, 1), ", "), kAny));
+                     fmt::join(vector_sizes, ", "), kAny));
   return loops;
 }
 
@@ -268,7 +273,23 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
                          loops.reduction[i], func, kAny, kAny));
       w.line(fmt::format("transform.loop.hoist_loop_invariant_subsets {} : {}", loop, kAny));
     }
+  // Hoisted, the masked accumulators' first reads see C's zero fill: again, so that they start as zeros.
+  if (plan.hasMaskedEdges()) {
+    const std::string hoisted = w.fresh("func");
+    w.line(fmt::format("{} = transform.apply_registered_pass \"{}\" to {} : ({}) -> {}", hoisted, kEdgeMaskPass, func,
+                       kAny, kAny));
+    func = hoisted;
+  }
 
+  if (plan.k_unroll > 1)
+    for (const LeafLoops& loops : leaf_loops) {
+      if (loops.k_steps < 2) continue;
+      const std::int64_t factor = std::min(loops.k_steps, plan.k_unroll);
+      const std::string loop = w.fresh("kloop");
+      w.line(fmt::format("{} = transform.structured.match attributes {{{}}} in {} : ({}) -> {}", loop,
+                         loops.reduction.back(), func, kAny, kAny));
+      w.line(fmt::format("transform.loop.unroll {} {{factor = {}}} : {}", loop, factor, kAny));
+    }
   if (lowering == Lowering::Nanokernel) {
     w.line("transform.apply_patterns to " + func + " {");
     w.line(plan.nanokernel == NanokernelKind::Bf16Dot
