@@ -14,6 +14,7 @@
 #include "kernels/mlir/jit/build_id.h"
 #include "kernels/mlir/jit/kernel_cache.h"
 #include "kernels/mlir/jit/kernel_jit.h"
+#include "kernels/mlir/vector/batch_prefetch.h"
 #include "kernels/mlir/vector/edge_masks.h"
 #include "kernels/mlir/vector/payload_ir.h"
 #include "kernels/mlir/vector/register_block_plan.h"
@@ -355,7 +356,8 @@ MlirCompiler::Source MlirCompiler::generateSource(const Problem& p, const Schedu
     source.emulated_tiles = impl_->isa == Isa::AmxEmulated;
     const AmxPayloadOptions options{
         .tile_ops = source.emulated_tiles ? AmxTileOps::EmulatorCalls : AmxTileOps::Intrinsics,
-        .prefetch_next_batch_entry = schedule.prefetch && amxPrefetchesNextBatchEntry(p, impl_->caches.l1d_bytes)};
+        .prefetch_next_batch_entry =
+            schedule.prefetch_distance != 0 && amxPrefetchesNextBatchEntry(p, impl_->caches.l1d_bytes)};
     source.payload = buildAmxPayload(p, source.regions, options);
     return source;
   }
@@ -384,6 +386,7 @@ std::string MlirCompiler::cacheKey(const Source& source, const Problem& p, const
       {"problem", p.describe()},
       {"payload", source.payload},
       {"transform script", source.script},
+      {"batch prefetch distance", std::to_string(source.amx ? 0 : source.plan.prefetch_distance)},
       {"bufferize", kBufferizePipeline},
       {"to llvm", kToLlvmPipeline},
       {"flatten bf16 transfers", "512 bits"},
@@ -431,6 +434,7 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
   times.schedule += clock.lap();
 
   runPipeline(*module, kBufferizePipeline, "bufferization", fail);
+  insertBatchPrefetches(*module, plan.prefetch_distance);
   times.bufferize += clock.lap();
   // bf16: the VNNI load of B is an n-D transfer that would otherwise be scalarised
   // into one load per pair; flattened, it is one vector load. Only transfers whose

@@ -38,6 +38,8 @@ enum class EdgeRows {
   Balanced,   // bands as even as they come, as tall as the registers allow
 };
 
+inline constexpr std::int64_t kAutoPrefetch = -1;
+
 struct Schedule {
   std::string name;           // e.g. "avx512.f32.8x32"
   Isa isa;                    // lowest ISA level the schedule needs
@@ -50,9 +52,11 @@ struct Schedule {
   // Blocks with fewer accumulators split the reduction into partial sums.
   std::int64_t min_accumulators;
   NanokernelKind nanokernel = NanokernelKind::Fma;
-  // AMX: prefetch the next batch entry's tiles where the blocks stream from L2
-  // (amxPrefetchesNextBatchEntry); false never prefetches.
-  bool prefetch = true;
+  // Batch entries ahead whose A and B the kernel prefetches: kAutoPrefetch (the
+  // plan's rule, register_block_plan.h), 0 (none) or a count. Vector routes:
+  // vector/batch_prefetch.h. AMX: the next entry's tiles, where the blocks
+  // stream from L2 (amxPrefetchesNextBatchEntry), unless 0.
+  std::int64_t prefetch_distance = kAutoPrefetch;
   EdgeRows edge_rows = EdgeRows::Auto;
 
   std::int64_t accumulators() const { return block_m * (block_n / vector_lanes); }

@@ -49,7 +49,7 @@ const std::vector<Schedule>& scheduleTable() {
       {"amx.bf16.16x48", Isa::Amx, DType::BF16, 16, 48, 16, {64, 96, 256}, 3, NanokernelKind::AmxTile},
       {"amx.bf16.48x16", Isa::Amx, DType::BF16, 48, 16, 16, {96, 64, 256}, 3, NanokernelKind::AmxTile},
       {"amx.bf16.32x32-noprefetch", Isa::Amx, DType::BF16, 32, 32, 16, {64, 64, 256}, 4, NanokernelKind::AmxTile,
-       false},
+       0},
   };
   return table;
 }

@@ -111,6 +111,27 @@ TEST(MlirStructure, Avx2CapUsesBlocksOfYmmVectors) {
   EXPECT_NE(compiler.targetDescription().find("-avx512f"), std::string::npos);
 }
 
+std::size_t occurrences(const std::string& text, const std::string& word) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++count;
+  return count;
+}
+
+// Per K step of the 8x32 block: a prefetch of each of the next entries' two B
+// lines and one of its A lines; none when the schedule says 0.
+TEST(MlirStructure, KernelsPrefetchTheEntriesAheadAsTheScheduleSays) {
+  mlir_backend::MlirCompiler compiler(Isa::Avx2, CacheSizes{});
+  const Problem p = test::makeProblem(8, 16, 32, 4, false, OpKind::Brgemm);
+  mlir_backend::Schedule schedule = mlir_backend::selectSchedule(Isa::Avx2, DType::F32, "avx2.f32.4x16");
+  mlir_backend::CompilationStages stages = compiler.generate(p, schedule, mlir_backend::Lowering::Nanokernel);
+  EXPECT_EQ(occurrences(stages.llvm_dialect, "llvm.intr.prefetch"), 3u) << stages.llvm_dialect;
+  EXPECT_NE(stages.assembly.find("prefetchnta"), std::string::npos);  // A: streamed
+  EXPECT_NE(stages.assembly.find("prefetcht0"), std::string::npos);   // B: read again by the next 4 rows
+  schedule.prefetch_distance = 0;
+  stages = compiler.generate(p, schedule, mlir_backend::Lowering::Nanokernel);
+  EXPECT_EQ(occurrences(stages.llvm_dialect, "llvm.intr.prefetch"), 0u);
+}
+
 TEST(MlirStructure, GenericLoweringIsNotReportedAsNanokernel) {
   auto backend = makeMlirDefaultBackend(configFor(hostIsas().back()));
   const Problem p = test::makeProblem(8, 32, 8, 2, false, OpKind::Brgemm);

@@ -199,6 +199,19 @@ TEST(RegisterBlockPlan, CoversAnyShapeOnEverySchedule) {
   }
 }
 
+// As many entries as take the block about 512 cycles, 1 to 4; none without a batch.
+TEST(RegisterBlockPlan, PrefetchLooksAheadAboutFiveHundredCycles) {
+  Schedule s = selectSchedule(Isa::Avx512, DType::F32);
+  EXPECT_EQ(planRegisterBlocks(brgemm(32, 32, 32, 32), s).prefetch_distance, 2);  // 32 steps x 8 cycles
+  EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 64, 16), s).prefetch_distance, 1);  // 64 x 8
+  EXPECT_EQ(planRegisterBlocks(brgemm(4, 16, 32, 32), s).prefetch_distance, 4);   // 32 x 2 (split in 2: x 4)
+  EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 64, 1), s).prefetch_distance, 0);
+  s.prefetch_distance = 3;
+  EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 64, 16), s).prefetch_distance, 3);
+  s.prefetch_distance = 0;
+  EXPECT_EQ(planRegisterBlocks(brgemm(32, 32, 32, 32), s).prefetch_distance, 0);
+}
+
 TEST(RegisterBlockPlan, BatchesBeyondTheCacheBudgetRunInChunks) {
   const Schedule& s = selectSchedule(Isa::Avx512, DType::F32);
   const CacheSizes caches{48 * 1024, 1024 * 1024};

@@ -8,6 +8,9 @@ namespace {
 std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 constexpr std::int64_t kFullyUnrolledKSteps = 8;
+constexpr std::int64_t kPrefetchLeadCycles = 512;
+constexpr std::int64_t kMaxPrefetchDistance = 4;
+constexpr std::int64_t kVectorOpsPerCycle = 2;  // FMA or dot-product pipes
 
 // Vector registers a block of `rows` x `vectors` needs: its accumulators, one
 // step's B vectors and the broadcast of A.
@@ -149,6 +152,18 @@ bool stridedBPanels(const RegisterBlockPlan& plan, std::int64_t n) {
   return false;
 }
 
+// Batch entries that take the widest block about kPrefetchLeadCycles; none
+// without a batch to look ahead in.
+std::int64_t autoPrefetchDistance(const Problem& problem, const RegisterBlockPlan& plan) {
+  if (problem.batch < 2) return 0;
+  std::int64_t widest = 1;
+  for (const RowBand& row_band : plan.bands)
+    for (const ColumnPanel& panel : row_band.panels)
+      widest = std::max(widest, row_band.rows * plan.blockVectors(panel) * plan.split.ways);
+  const std::int64_t entry_cycles = std::max<std::int64_t>(1, plan.k_steps * ceilDiv(widest, kVectorOpsPerCycle));
+  return std::clamp<std::int64_t>(ceilDiv(kPrefetchLeadCycles, entry_cycles), 1, kMaxPrefetchDistance);
+}
+
 }  // namespace
 
 EdgeForm edgeFormOf(NanokernelKind kind) {
@@ -217,6 +232,8 @@ RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& sch
   // tiny reductions (bf16 5x35x6: 112 -> 144 GFLOPS on the Zen 5 VM); longer
   // ones gained nothing when unrolled by 2 to 16, and lost where the body is large.
   if (plan.k_steps <= kFullyUnrolledKSteps) plan.k_unroll = plan.k_steps;
+  plan.prefetch_distance = schedule.prefetch_distance == kAutoPrefetch ? autoPrefetchDistance(problem, plan)
+                                                                        : schedule.prefetch_distance;
   return plan;
 }
 

@@ -1,0 +1,152 @@
+#include "kernels/mlir/vector/batch_prefetch.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "llvm/ADT/MapVector.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace nkbench::mlir_backend {
+namespace {
+
+using Reads = std::vector<mlir::vector::TransferReadOp>;
+
+constexpr bool kRead = false;
+constexpr bool kData = true;
+constexpr std::uint32_t kKeepInAllLevels = 3;  // prefetcht0
+constexpr std::uint32_t kStream = 0;           // prefetchnta
+constexpr std::size_t kRowDim = 1, kStepDim = 2;  // A is [batch][M][K] or [batch][M][K/2][2]
+
+struct Operands {
+  mlir::Value a, b;
+  std::int64_t batch = 0;
+  std::int64_t rows = 0;  // M
+};
+
+// One K step of a block's code: its reads of A, one per row of the block.
+struct Step {
+  mlir::Value index;  // along K
+  Reads a_reads;
+};
+
+std::vector<Step> stepsOf(const Reads& a_reads) {
+  std::vector<Step> steps;
+  for (mlir::vector::TransferReadOp read : a_reads) {
+    const mlir::Value index = read.getIndices()[kStepDim];
+    auto same = std::find_if(steps.begin(), steps.end(), [&](const Step& step) { return step.index == index; });
+    if (same == steps.end())
+      steps.push_back({index, {read}});
+    else
+      same->a_reads.push_back(read);
+  }
+  return steps;
+}
+
+class PrefetchWriter {
+ public:
+  PrefetchWriter(mlir::Operation* before, const Operands& operands)
+      : builder_(before), loc_(before->getLoc()), operands_(operands) {}
+
+  mlir::Value constant(std::int64_t value) { return mlir::arith::ConstantIndexOp::create(builder_, loc_, value); }
+  mlir::Value add(mlir::Value a, mlir::Value b) { return mlir::arith::AddIOp::create(builder_, loc_, a, b); }
+
+  // min(entry + distance, batch - 1): the entry ahead, never past the last.
+  mlir::Value entryAhead(mlir::Value entry, std::int64_t distance) {
+    return mlir::arith::MinSIOp::create(builder_, loc_, add(entry, constant(distance)), constant(operands_.batch - 1));
+  }
+
+  // `reused`: read again after this block (B by the block rows after it): kept
+  // in every cache level; otherwise streamed (prefetchnta), as A's rows are.
+  void prefetch(mlir::Value memref, mlir::ValueRange indices, bool reused) {
+    mlir::memref::PrefetchOp::create(builder_, loc_, memref, indices, kRead, reused ? kKeepInAllLevels : kStream,
+                                     kData);
+  }
+
+  mlir::OpBuilder& builder() { return builder_; }
+  mlir::Location loc() const { return loc_; }
+
+ private:
+  mlir::OpBuilder builder_;
+  mlir::Location loc_;
+  const Operands& operands_;
+};
+
+// B: the line each vector read takes, `distance` entries ahead.
+std::int64_t prefetchB(const Reads& reads, const Operands& operands, std::int64_t distance, bool reused) {
+  for (mlir::vector::TransferReadOp read : reads) {
+    PrefetchWriter writer(read, operands);
+    llvm::SmallVector<mlir::Value> indices(read.getIndices());
+    indices[0] = writer.entryAhead(indices[0], distance);
+    writer.prefetch(operands.b, indices, reused);
+  }
+  return std::int64_t(reads.size());
+}
+
+// A: per K step, one line of the entry ahead, on a row that turns with the
+// step. Past the last entry (where the block has rows after it), the first
+// entries of those rows: what the next block reads.
+std::int64_t prefetchA(const std::vector<Step>& steps, const Operands& operands, std::int64_t distance) {
+  for (const Step& step : steps) {
+    mlir::vector::TransferReadOp first = step.a_reads.front();
+    PrefetchWriter w(first, operands);
+    mlir::OpBuilder& b = w.builder();
+    const std::int64_t block_rows = std::int64_t(step.a_reads.size());
+    llvm::SmallVector<mlir::Value> indices(first.getIndices());
+    const mlir::Value row =
+        w.add(indices[kRowDim], mlir::arith::RemUIOp::create(b, w.loc(), step.index, w.constant(block_rows)));
+    if (block_rows >= operands.rows) {
+      indices[0] = w.entryAhead(indices[0], distance);
+      indices[kRowDim] = row;
+    } else {
+      const mlir::Value ahead = w.add(indices[0], w.constant(distance));
+      const mlir::Value past = mlir::arith::CmpIOp::create(b, w.loc(), mlir::arith::CmpIPredicate::sge, ahead,
+                                                           w.constant(operands.batch));
+      const mlir::Value wrapped = mlir::arith::MinSIOp::create(
+          b, w.loc(), mlir::arith::SubIOp::create(b, w.loc(), ahead, w.constant(operands.batch)),
+          w.constant(operands.batch - 1));
+      const mlir::Value next_rows =
+          mlir::arith::RemUIOp::create(b, w.loc(), w.add(row, w.constant(block_rows)), w.constant(operands.rows));
+      indices[0] = mlir::arith::SelectOp::create(b, w.loc(), past, wrapped, ahead);
+      indices[kRowDim] = mlir::arith::SelectOp::create(b, w.loc(), past, next_rows, row);
+    }
+    for (std::size_t d = kStepDim + 1; d < indices.size(); ++d) indices[d] = w.constant(0);
+    w.prefetch(operands.a, indices, false);
+  }
+  return std::int64_t(steps.size());
+}
+
+}  // namespace
+
+std::int64_t insertBatchPrefetches(mlir::ModuleOp module, std::int64_t distance) {
+  if (distance < 1) return 0;
+  std::int64_t inserted = 0;
+  module.walk([&](mlir::func::FuncOp function) {
+    if (function.getNumArguments() < 2) return;
+    Operands operands{function.getArgument(0), function.getArgument(1)};
+    const auto a_type = llvm::dyn_cast<mlir::MemRefType>(operands.a.getType());
+    const auto b_type = llvm::dyn_cast<mlir::MemRefType>(operands.b.getType());
+    if (!a_type || !b_type || a_type.getRank() < 3 || b_type.getRank() < 3 || !a_type.hasStaticShape()) return;
+    operands.batch = a_type.getDimSize(0);
+    operands.rows = a_type.getDimSize(1);
+    if (operands.batch < 2 || b_type.getDimSize(0) != operands.batch) return;
+    // The reads of A and B of each block of code (a loop body), in program order.
+    llvm::MapVector<mlir::Block*, std::pair<Reads, Reads>> by_block;
+    function.walk([&](mlir::vector::TransferReadOp read) {
+      if (read.getBase() == operands.a) by_block[read->getBlock()].first.push_back(read);
+      if (read.getBase() == operands.b) by_block[read->getBlock()].second.push_back(read);
+    });
+    for (const auto& [block, reads] : by_block) {
+      if (reads.first.empty() || reads.second.empty()) continue;  // not a reduction step's code
+      const std::vector<Step> steps = stepsOf(reads.first);
+      const bool rows_after = std::int64_t(steps.front().a_reads.size()) < operands.rows;
+      inserted += prefetchA(steps, operands, distance) + prefetchB(reads.second, operands, distance, rows_after);
+    }
+  });
+  return inserted;
+}
+
+}  // namespace nkbench::mlir_backend

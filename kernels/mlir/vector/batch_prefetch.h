@@ -1,0 +1,24 @@
+// Software prefetch of the next batch entries' A and B, for operands that come
+// from memory rather than cache: the hardware prefetchers follow one stream,
+// while a BRGEMM block walks the rows of A of every batch entry and the rows of
+// B, each entry a jump away. Inserted after bufferization, where the kernel's
+// reads of A and B are plain transfers of its arguments:
+//  - before each read of a B vector (one cache line), a prefetch of the same
+//    line `distance` entries ahead;
+//  - per K step, one prefetch of a line of that entry's A rows of the block:
+//    row (first row + K step mod rows), at the step's column. Over a batch
+//    entry's K steps that touches every line of the block's rows where the
+//    block has at most a cache line of rows (16 f32, 32 bf16 elements).
+// The entry ahead is clamped to the last: a prefetch never reaches past A or B.
+#pragma once
+
+#include <cstdint>
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace nkbench::mlir_backend {
+
+// Returns the number of prefetches inserted.
+std::int64_t insertBatchPrefetches(mlir::ModuleOp module, std::int64_t distance);
+
+}  // namespace nkbench::mlir_backend
