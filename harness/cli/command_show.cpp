@@ -118,7 +118,7 @@ void addShowCommand(CLI::App& app, Action& action) {
   cmd->add_option("--stage", args->stage, "payload|transform|scheduled|llvm|asm|all")->capture_default_str();
   cmd->add_option("--schedule", args->schedule,
                   "MLIR schedule instead of the tuned or analytic one: " + mlir_backend::scheduleNames() +
-                      ", or FAMILY.MxN[:gemm=BMxBNxBK]");
+                      ", or FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D]");
   cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str();
   cmd->footer("Exit status: 0 when printed, 2 on bad input (suite, case, stage, ISA, target CPU).");
   cmd->callback([args, &action] { action = [args] { return show(*args); }; });

@@ -200,7 +200,7 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
   for (const ClassCases& k : classes) {
     const std::size_t cases = std::min(options.cases_per_class, k.cases.size());
     const bool gemm = k.cases.front().problem.kind == OpKind::Gemm;
-    steps += cases * (gemm ? 3 : 2);  // rank register blocks, (GEMM blocks,) confirm
+    steps += cases * (gemm ? 4 : 3);  // rank register blocks, (GEMM blocks,) settings, confirm
   }
   ProgressBar progress(steps, options.progress);
   const InterruptScope interrupts;
@@ -233,6 +233,15 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
         const std::string leader_name = leader->schedule;
         Measured around = tuner.measure(cases, gemm_blocks, kRankTiming, progress, k.shape_class);
         tuned.measured.insert(tuned.measured.end(), around.results.begin(), around.results.end());
+        leader = best(tuned.measured);
+      }
+    }
+    // The leader's settings: the form of its edge rows, its prefetch distance.
+    if (leader && tuner.budgetLeft()) {
+      const std::vector<std::string> settings = mlir_backend::settingCandidates(leader->schedule, problems, caches);
+      if (!settings.empty()) {
+        Measured variants = tuner.measure(cases, settings, kRankTiming, progress, k.shape_class);
+        tuned.measured.insert(tuned.measured.end(), variants.results.begin(), variants.results.end());
         leader = best(tuned.measured);
       }
     }

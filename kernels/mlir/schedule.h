@@ -75,16 +75,27 @@ Schedule selectSchedule(Isa isa, DType dtype, const std::string& name = "");
 // The table entry called `name`, or nullptr.
 const Schedule* findSchedule(const std::string& name);
 
-// A table entry, or a schedule of a table family with its own blocks:
-// "FAMILY.MxN[:gemm=BMxBNxBK]", e.g. "avx512.f32.12x32:gemm=96x64x256" (the
-// family's first entry with that register block and GEMM block). The blocks
-// must fit (registerBlockProblem), and the name be written as the schedule's
-// own name spells it. Throws nkbench::Error naming the problem.
+// A table entry, or a schedule of a table family with its own blocks and
+// settings: "FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D]",
+// e.g. "avx512.f32.12x32:gemm=96x64x256:prefetch=2" (the family's first entry
+// with that register block, GEMM block, form of the rows register blocks leave
+// over (EdgeRows; vector routes) and batch prefetch distance D, 0 for none).
+// The blocks must fit (registerBlockProblem), and the name be written as the
+// schedule's own name spells it. Throws nkbench::Error naming the problem.
 Schedule parseScheduleSpec(const std::string& spec);
 
-// The name parseScheduleSpec reads back as `base`'s family with these blocks.
+// What a name sets beyond the family's register block; unset: the family's.
+struct ScheduleSettings {
+  std::optional<GemmBlocking> gemm_block;
+  EdgeRows edge_rows = EdgeRows::Auto;
+  std::int64_t prefetch_distance = kAutoPrefetch;
+};
+
+// The name parseScheduleSpec reads back as `base`'s family with these blocks and settings.
 std::string scheduleSpecName(const Schedule& base, std::int64_t block_m, std::int64_t block_n,
-                             const std::optional<GemmBlocking>& gemm_block = std::nullopt);
+                             const ScheduleSettings& settings = {});
+std::string scheduleSpecName(const Schedule& base, std::int64_t block_m, std::int64_t block_n,
+                             const std::optional<GemmBlocking>& gemm_block);
 
 // Why the schedule's register block does not fit the register file (vector
 // registers for accumulators, one step's B vectors and a broadcast; tile

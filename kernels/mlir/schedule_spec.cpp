@@ -59,6 +59,9 @@ std::optional<std::vector<std::int64_t>> readDims(std::string_view text, std::si
   return dims;
 }
 
+// Batch entries ahead a name may ask to prefetch.
+constexpr std::int64_t kMaxPrefetchSetting = 64;
+
 }  // namespace
 
 std::int64_t vectorRegisters(Isa isa) { return isa >= Isa::Avx512 ? 32 : 16; }
@@ -88,44 +91,68 @@ std::optional<std::string> registerBlockProblem(const Schedule& s) {
 }
 
 std::string scheduleSpecName(const Schedule& base, std::int64_t block_m, std::int64_t block_n,
-                             const std::optional<GemmBlocking>& gemm_block) {
+                             const ScheduleSettings& settings) {
   std::string name = fmt::format("{}.{}x{}", familyOf(base.name), block_m, block_n);
-  if (gemm_block) name += fmt::format(":gemm={}x{}x{}", gemm_block->bm, gemm_block->bn, gemm_block->bk);
+  if (const auto& g = settings.gemm_block) name += fmt::format(":gemm={}x{}x{}", g->bm, g->bn, g->bk);
+  if (settings.edge_rows != EdgeRows::Auto)
+    name += settings.edge_rows == EdgeRows::ShortBand ? ":rows=short" : ":rows=balanced";
+  if (settings.prefetch_distance != kAutoPrefetch) name += fmt::format(":prefetch={}", settings.prefetch_distance);
   return name;
+}
+
+std::string scheduleSpecName(const Schedule& base, std::int64_t block_m, std::int64_t block_n,
+                             const std::optional<GemmBlocking>& gemm_block) {
+  return scheduleSpecName(base, block_m, block_n, ScheduleSettings{gemm_block});
 }
 
 Schedule parseScheduleSpec(const std::string& spec) {
   if (const Schedule* entry = findSchedule(spec)) return *entry;
-  auto bad = [&](const std::string& why) {
-    return Error(fmt::format("--schedule {}: {}", spec, why));
-  };
+  auto bad = [&](const std::string& why) { return Error(fmt::format("--schedule {}: {}", spec, why)); };
   const std::size_t colon = spec.find(':');
   const std::string block_part = spec.substr(0, colon);
   const std::string family = familyOf(block_part);
   const Schedule* base = familyBase(family);
   if (!base)
-    throw bad(fmt::format("unknown (known: {}; or FAMILY.MxN[:gemm=BMxBNxBK] of the families {})", scheduleNames(),
-                          families()));
+    throw bad(fmt::format("unknown (known: {}; or FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D] "
+                          "of the families {})",
+                          scheduleNames(), families()));
   const auto block = readDims(std::string_view(block_part).substr(family.size() + 1), 2);
   if (!block) throw bad("the register block is not MxN in positive numbers");
   Schedule schedule = *base;
   schedule.block_m = (*block)[0];
   schedule.block_n = (*block)[1];
-  std::optional<GemmBlocking> gemm_block;
-  if (colon != std::string::npos) {
-    constexpr std::string_view kGemm = "gemm=";
-    const std::string_view modifier = std::string_view(spec).substr(colon + 1);
-    if (modifier.substr(0, kGemm.size()) != kGemm) throw bad("the only modifier is :gemm=BMxBNxBK");
-    const auto dims = readDims(modifier.substr(kGemm.size()), 3);
-    if (!dims) throw bad("the GEMM block is not BMxBNxBK in positive numbers");
-    gemm_block = GemmBlocking{(*dims)[0], (*dims)[1], (*dims)[2]};
-    if (gemm_block->bm % schedule.block_m != 0 || gemm_block->bn % schedule.block_n != 0)
-      throw bad(fmt::format("the GEMM block's rows and columns must be whole {}x{} register blocks", schedule.block_m,
-                            schedule.block_n));
-    schedule.gemm_block = *gemm_block;
+  ScheduleSettings settings;
+  std::string_view modifiers = colon == std::string::npos ? std::string_view() : std::string_view(spec).substr(colon + 1);
+  while (!modifiers.empty()) {
+    const std::size_t next = modifiers.find(':');
+    const std::string_view modifier = modifiers.substr(0, next);
+    modifiers = next == std::string_view::npos ? std::string_view() : modifiers.substr(next + 1);
+    const std::size_t equals = modifier.find('=');
+    const std::string_view key = modifier.substr(0, equals);
+    const std::string_view value = equals == std::string_view::npos ? std::string_view() : modifier.substr(equals + 1);
+    if (key == "gemm") {
+      const auto dims = readDims(value, 3);
+      if (!dims) throw bad("the GEMM block is not BMxBNxBK in positive numbers");
+      settings.gemm_block = GemmBlocking{(*dims)[0], (*dims)[1], (*dims)[2]};
+      if (settings.gemm_block->bm % schedule.block_m != 0 || settings.gemm_block->bn % schedule.block_n != 0)
+        throw bad(fmt::format("the GEMM block's rows and columns must be whole {}x{} register blocks",
+                              schedule.block_m, schedule.block_n));
+      schedule.gemm_block = *settings.gemm_block;
+    } else if (key == "rows" && (value == "short" || value == "balanced")) {
+      if (schedule.nanokernel == NanokernelKind::AmxTile) throw bad("rows=: the tile route has no vector edge rows");
+      settings.edge_rows = value == "short" ? EdgeRows::ShortBand : EdgeRows::Balanced;
+      schedule.edge_rows = settings.edge_rows;
+    } else if (key == "prefetch") {
+      const std::optional<std::int64_t> distance = value == "0" ? std::optional<std::int64_t>(0) : readCount(value);
+      if (!distance || *distance > kMaxPrefetchSetting) throw bad(fmt::format("prefetch=: 0 to {}", kMaxPrefetchSetting));
+      settings.prefetch_distance = *distance;
+      schedule.prefetch_distance = *distance;
+    } else {
+      throw bad("the modifiers are :gemm=BMxBNxBK, :rows=short|balanced and :prefetch=D, in that order");
+    }
   }
   if (auto problem = registerBlockProblem(schedule)) throw bad(*problem);
-  schedule.name = scheduleSpecName(*base, schedule.block_m, schedule.block_n, gemm_block);
+  schedule.name = scheduleSpecName(*base, schedule.block_m, schedule.block_n, settings);
   // One spelling per schedule, so that names compare as schedules do.
   if (schedule.name != spec) throw bad(fmt::format("write it as {}", schedule.name));
   return schedule;

@@ -45,7 +45,25 @@ TEST(ScheduleSpec, AGemmBlockIsPartOfTheName) {
   EXPECT_EQ(scheduleSpecName(*findSchedule("avx512.f32.8x32"), 8, 32, GemmBlocking{128, 64, 256}), s.name);
   EXPECT_NE(refusal("avx512.f32.8x32:gemm=100x64x256").find("whole 8x32 register blocks"), std::string::npos);
   EXPECT_NE(refusal("avx512.f32.8x32:gemm=128x64").find("BMxBNxBK"), std::string::npos);
-  EXPECT_NE(refusal("avx512.f32.8x32:prefetch=2").find("modifier"), std::string::npos);
+  EXPECT_NE(refusal("avx512.f32.8x32:unroll=2").find("modifiers"), std::string::npos);
+}
+
+TEST(ScheduleSpec, RowsAndPrefetchAreSettingsOfTheName) {
+  const Schedule s = parseScheduleSpec("avx512.f32.8x32:gemm=128x64x256:rows=balanced:prefetch=2");
+  EXPECT_EQ(s.edge_rows, EdgeRows::Balanced);
+  EXPECT_EQ(s.prefetch_distance, 2);
+  EXPECT_EQ(s.gemm_block.bm, 128);
+  EXPECT_EQ(parseScheduleSpec("avx512.f32.8x32:rows=short").edge_rows, EdgeRows::ShortBand);
+  EXPECT_EQ(parseScheduleSpec("avx512.f32.8x32:prefetch=0").prefetch_distance, 0);
+  EXPECT_EQ(parseScheduleSpec("avx512.f32.8x32").prefetch_distance, kAutoPrefetch);
+  EXPECT_EQ(parseScheduleSpec("amx.bf16.32x32:prefetch=0").prefetch_distance, 0);
+  EXPECT_EQ(scheduleSpecName(*findSchedule("avx512.f32.8x32"), 8, 32, {std::nullopt, EdgeRows::ShortBand, 4}),
+            "avx512.f32.8x32:rows=short:prefetch=4");
+  EXPECT_NE(refusal("avx512.f32.8x32:prefetch=2:rows=short").find("write it as"), std::string::npos);
+  EXPECT_NE(refusal("avx512.f32.8x32:prefetch=-1").find("prefetch="), std::string::npos);
+  EXPECT_NE(refusal("avx512.f32.8x32:prefetch=65").find("prefetch="), std::string::npos);
+  EXPECT_NE(refusal("avx512.f32.8x32:rows=tall").find("modifiers"), std::string::npos);
+  EXPECT_NE(refusal("amx.bf16.32x32:rows=short").find("tile route"), std::string::npos);
 }
 
 TEST(ScheduleSpec, BlocksThatDoNotFitAreRefusedWithTheCount) {

@@ -93,5 +93,26 @@ TEST(TuningCandidates, GemmBlocksAroundTheLeaderInWholeRegisterBlocks) {
   EXPECT_EQ(gemmBlockCandidates("amx.bf16.32x32"), std::vector<std::string>{"amx.bf16.32x32"});
 }
 
+// Edge rows where a problem has rows left over, prefetch distances where its
+// operands spill out of L2; only settings that change a kernel.
+TEST(TuningCandidates, SettingsAreMeasuredWhereTheyChangeTheKernel) {
+  const std::vector<std::string> ragged = settingCandidates("avx512.f32.8x32", {brgemm(25, 18, 48, 8)}, kCaches);
+  EXPECT_NE(std::find(ragged.begin(), ragged.end(), "avx512.f32.8x32:rows=short"), ragged.end());
+  EXPECT_EQ(std::find(ragged.begin(), ragged.end(), "avx512.f32.8x32:rows=balanced"), ragged.end());  // the default
+  EXPECT_TRUE(std::none_of(ragged.begin(), ragged.end(), [](const std::string& n) {
+    return n.find("prefetch") != std::string::npos;
+  }));  // 8 KiB per entry: in cache
+  const std::vector<std::string> streamed = settingCandidates("avx512.f32.8x32", {brgemm(64, 64, 256, 64)}, kCaches);
+  EXPECT_TRUE(std::none_of(streamed.begin(), streamed.end(), [](const std::string& n) {
+    return n.find("rows") != std::string::npos;
+  }));  // 64 rows: whole blocks
+  for (const char* name : {"avx512.f32.8x32:prefetch=0", "avx512.f32.8x32:prefetch=2", "avx512.f32.8x32:prefetch=4"})
+    EXPECT_NE(std::find(streamed.begin(), streamed.end(), name), streamed.end()) << name;
+  // Its analytic distance (1: 256 steps of 8 cycles) is not measured twice.
+  EXPECT_EQ(std::find(streamed.begin(), streamed.end(), "avx512.f32.8x32:prefetch=1"), streamed.end());
+  for (const std::string& name : streamed) EXPECT_NO_THROW(parseScheduleSpec(name)) << name;
+  EXPECT_TRUE(settingCandidates("amx.bf16.32x32", {brgemm(64, 64, 256, 64, DType::BF16)}, kCaches).empty());
+}
+
 }  // namespace
 }  // namespace nkbench::mlir_backend

@@ -5,6 +5,8 @@
 #include <set>
 #include <utility>
 
+#include "kernels/mlir/nanokernel_check.h"
+#include "kernels/mlir/tuning/shape_class.h"
 #include "kernels/mlir/vector/register_block_plan.h"
 
 namespace nkbench::mlir_backend {
@@ -58,11 +60,10 @@ std::vector<const Schedule*> familyBases(Isa isa, DType dtype) {
   return bases;
 }
 
-}  // namespace
-
-double estimatedCycles(const Problem& p, const Schedule& schedule, const CacheSizes& caches) {
-  if (p.kind == OpKind::Brgemm) return brgemmCycles(p, schedule, caches);
-  // A GEMM: its blocks, each a BRGEMM over the K blocks.
+// The BRGEMM a GEMM's block calls solve (its schedule's GEMM block, at most the
+// GEMM), batch = K blocks; a BRGEMM as it is.
+Problem blockKernelOf(const Problem& p, const Schedule& schedule) {
+  if (p.kind == OpKind::Brgemm) return p;
   const GemmBlocking& block = schedule.gemm_block;
   Problem brgemm = p;
   brgemm.kind = OpKind::Brgemm;
@@ -71,6 +72,14 @@ double estimatedCycles(const Problem& p, const Schedule& schedule, const CacheSi
   brgemm.k = std::min(p.k, block.bk);
   brgemm.batch = ceilDiv(p.k, brgemm.k);
   brgemm.accumulate = false;
+  return brgemm;
+}
+
+}  // namespace
+
+double estimatedCycles(const Problem& p, const Schedule& schedule, const CacheSizes& caches) {
+  if (p.kind == OpKind::Brgemm) return brgemmCycles(p, schedule, caches);
+  const Problem brgemm = blockKernelOf(p, schedule);
   return double(ceilDiv(p.m, brgemm.m) * ceilDiv(p.n, brgemm.n)) * brgemmCycles(brgemm, schedule, caches);
 }
 
@@ -113,6 +122,49 @@ std::vector<std::string> registerBlockCandidates(Isa isa, const std::vector<Prob
       }
   }
   for (const auto& [cycles, name] : ranked) add(name);
+  return names;
+}
+
+std::vector<std::string> settingCandidates(const std::string& name, const std::vector<Problem>& problems,
+                                           const CacheSizes& caches) {
+  const Schedule leader = parseScheduleSpec(name);
+  if (leader.nanokernel == NanokernelKind::AmxTile) return {};
+  const Schedule base = parseScheduleSpec(name.substr(0, name.find(':')));
+  ScheduleSettings current;
+  if (name.find(":gemm=") != std::string::npos) current.gemm_block = leader.gemm_block;
+  current.edge_rows = leader.edge_rows;
+  current.prefetch_distance = leader.prefetch_distance;
+  // What a kernel of `s` looks like on each problem: its blocks and prefetch distance.
+  auto kernels = [&](const Schedule& s) {
+    std::vector<std::string> shapes;
+    for (const Problem& p : problems) {
+      const RegisterBlockPlan plan = planRegisterBlocks(blockKernelOf(p, s), s, caches);
+      shapes.push_back(describeRegisterBlocks(plan) + "/" + std::to_string(plan.prefetch_distance));
+    }
+    return shapes;
+  };
+  const std::vector<std::string> as_is = kernels(leader);
+  const bool spills_l2 = std::any_of(problems.begin(), problems.end(), [&](const Problem& p) {
+    return shapeClassOf(p, caches).ends_with(" mem");
+  });
+  std::vector<ScheduleSettings> variants;
+  for (EdgeRows rows : {EdgeRows::ShortBand, EdgeRows::Balanced}) {
+    ScheduleSettings variant = current;
+    variant.edge_rows = rows;
+    variants.push_back(variant);
+  }
+  if (spills_l2)
+    for (std::int64_t distance : {0, 1, 2, 4}) {
+      ScheduleSettings variant = current;
+      variant.prefetch_distance = distance;
+      variants.push_back(variant);
+    }
+  std::vector<std::string> names;
+  for (const ScheduleSettings& variant : variants) {
+    const std::string candidate = scheduleSpecName(base, leader.block_m, leader.block_n, variant);
+    if (candidate == name || std::find(names.begin(), names.end(), candidate) != names.end()) continue;
+    if (kernels(parseScheduleSpec(candidate)) != as_is) names.push_back(candidate);
+  }
   return names;
 }
 

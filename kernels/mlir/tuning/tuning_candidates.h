@@ -29,6 +29,15 @@ double estimatedCycles(const Problem& problem, const Schedule& schedule, const C
 std::vector<std::string> registerBlockCandidates(Isa isa, const std::vector<Problem>& problems,
                                                  const CacheSizes& caches, std::size_t count);
 
+// Settings worth measuring on `schedule` (a name) for `problems`: the other
+// forms of the rows register blocks leave over (EdgeRows), where one of the
+// problems has such rows, and batch prefetch distances (none, 1, 2, 4 entries
+// ahead), where one call's operands of a problem spill out of L2 (in cache,
+// prefetches change little; cold operands are what they are for). Only
+// settings that change the kernel of some problem; tile schedules get none.
+std::vector<std::string> settingCandidates(const std::string& schedule, const std::vector<Problem>& problems,
+                                           const CacheSizes& caches);
+
 // GEMM cache blocks worth measuring around `schedule`'s (a name): its own first,
 // then its rows, columns and depth halved and doubled one at a time, in whole
 // register blocks. Tile schedules keep their blocking rule: none besides.
