@@ -88,9 +88,9 @@ class Backend {
   // backend supports (unsupportedReason is nullopt), e.g. the schedule and why it
   // was chosen; nullopt where the backend does not say.
   virtual std::optional<std::string> plan(const Problem& /*problem*/) const { return std::nullopt; }
-  // Called once before a run's cases, in the process that forks them: one-time
-  // costs paid here (a compiler's lazy initialization) are not paid again by
-  // every case's child process.
+  // Called once before a run's cases, in the process that runs them: one-time
+  // costs paid here (a compiler's lazy initialization, a JIT's first link) are
+  // not charged to the first case's compile time.
   virtual void warmUp() {}
   // Compiles / dispatches / creates the primitive for `problem` on `operands`.
   // Throws nkbench::Error with a one-line message on failure.

@@ -1,3 +1,4 @@
+#include "harness/core/error.h"
 #include "harness/run/case_runner.h"
 
 #include <fmt/format.h>
@@ -71,10 +72,14 @@ class RunOfCalls {
   Calls& calls_;
 };
 
-BoundKernel prepareBound(Backend& backend, const Problem& problem, const ProblemData& data, const OperandSet& inputs) {
+// The kernel bound to `inputs` and a C of its own; `compile_ms`: the time prepare() took.
+BoundKernel prepareBound(Backend& backend, const Problem& problem, const ProblemData& data, const OperandSet& inputs,
+                         double& compile_ms) {
   BoundKernel bound;
   bound.c = std::make_unique<COperand>(problem, data, inputs.index);
+  const auto start = Clock::now();
   bound.kernel = backend.prepare(problem, {inputs.a(), inputs.b(), bound.c->data()});
+  compile_ms = elapsedMs(start);
   return bound;
 }
 
@@ -93,11 +98,11 @@ std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase
   VerifiedKernel verified;
   for (std::size_t set = 0; set < inputs.size(); ++set) {
     announce(CaseStage::Compiling);
-    const auto compile_start = Clock::now();
-    BoundKernel& bound = verified.sets.emplace_back(prepareBound(backend, c.problem, data, inputs[set]));
+    double compile_ms = 0;
+    BoundKernel& bound = verified.sets.emplace_back(prepareBound(backend, c.problem, data, inputs[set], compile_ms));
     Kernel& kernel = *bound.kernel;
     if (set == 0) {  // later sets reuse what the first compiled; a failing row still says what ran
-      row.compile_ms = elapsedMs(compile_start);
+      row.compile_ms = compile_ms;
       row.implementation = kernel.info().implementation;
       row.isa_used = kernel.info().isa_used;
       row.register_block = kernel.info().register_block;
@@ -227,6 +232,16 @@ std::string_view toString(CaseStage stage) {
     case CaseStage::Timing: return "timing";
   }
   return "?";
+}
+
+void warmUpBackends(const std::vector<Backend*>& backends) {
+  for (Backend* backend : backends) {
+    try {
+      backend->warmUp();
+    } catch (const Error&) {
+      // Only a head start: the cases report whatever made it fail.
+    }
+  }
 }
 
 ResultRow blankRow(const CaseSettings& settings, const SuiteCase& c, const std::string& backend) {

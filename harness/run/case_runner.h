@@ -39,6 +39,9 @@ struct CaseSettings {
 inline constexpr std::size_t kNoBackend = static_cast<std::size_t>(-1);
 using StageObserver = std::function<void(std::size_t backend, CaseStage stage, const ResultRow& row)>;
 
+// Each backend's warmUp(); one that fails is left to its cases to report.
+void warmUpBackends(const std::vector<Backend*>& backends);
+
 // A row for `backend` on `c` with nothing measured yet.
 ResultRow blankRow(const CaseSettings& settings, const SuiteCase& c, const std::string& backend);
 

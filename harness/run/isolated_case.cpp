@@ -70,78 +70,87 @@ void writeAll(int fd, const std::string& text) {
   }
 }
 
-[[noreturn]] void runChild(int fd, const SuiteCase& c, const std::vector<Backend*>& backends,
-                           const CaseSettings& settings) {
-  // The parent decides when the run stops; the child finishes its case.
-  ::signal(SIGINT, SIG_IGN);
-  ::signal(SIGTERM, SIG_IGN);
-  reportFatalSignalsTo(fd);
-  try {
-    const std::vector<ResultRow> rows = runCase(c, backends, settings, [&](std::size_t b, CaseStage s, const ResultRow& row) {
-      const long long index = b == kNoBackend ? -1 : static_cast<long long>(b);
-      writeAll(fd, fmt::format("stage {} {} {}\n", index, static_cast<int>(s), toJson(row).dump()));
-    });
-    nlohmann::json list = nlohmann::json::array();
-    for (const ResultRow& row : rows) list.push_back(toJson(row));
-    writeAll(fd, "rows " + list.dump() + "\n");
-    ::_exit(0);
-  } catch (const std::exception& error) {
-    std::string what = error.what();
-    std::replace(what.begin(), what.end(), '\n', ' ');
-    writeAll(fd, "error " + what + "\n");
-    ::_exit(3);
-  }
+// A case request, one line: "case {...}" with the case and the indices of the
+// backends to run it on.
+std::string caseRequest(const SuiteCase& c, const std::vector<std::size_t>& indices) {
+  const Problem& p = c.problem;
+  const nlohmann::json request = {{"id", c.id},
+                                  {"line", c.line},
+                                  {"kind", toString(p.kind)},
+                                  {"dtype", toString(p.dtype)},
+                                  {"c_dtype", toString(p.c_dtype)},
+                                  {"m", p.m},
+                                  {"n", p.n},
+                                  {"k", p.k},
+                                  {"batch", p.batch},
+                                  {"accumulate", p.accumulate},
+                                  {"backends", indices}};
+  return "case " + request.dump() + "\n";
 }
 
-ChildReport runInChild(const SuiteCase& c, const std::vector<Backend*>& backends,
-                       const std::vector<std::size_t>& indices, const CaseSettings& settings, double timeout_s,
-                       const StageObserver& observe) {
-  int fds[2];
-  if (::pipe(fds) != 0) throw Error(fmt::format("--isolate: cannot create a pipe: {}", std::strerror(errno)));
-  // Buffered output would be written twice, once by each process.
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(nullptr);
-  const pid_t child = ::fork();
-  if (child < 0) throw Error(fmt::format("--isolate: cannot fork: {}", std::strerror(errno)));
-  if (child == 0) {
-    ::close(fds[0]);
-    runChild(fds[1], c, backends, settings);
-  }
-  ::close(fds[1]);
-  setRunningChild(child);
-  ChildReport report;
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+struct CaseRequest {
+  SuiteCase c;
+  std::vector<std::size_t> indices;
+};
+
+CaseRequest readCaseRequest(const std::string& line) {
+  const nlohmann::json json = nlohmann::json::parse(line.substr(line.find(' ') + 1));
+  CaseRequest request;
+  request.c.id = json.at("id").get<std::string>();
+  request.c.line = json.at("line").get<int>();
+  Problem& p = request.c.problem;
+  p.kind = parseOpKind(json.at("kind").get<std::string>()).value();
+  p.dtype = parseDType(json.at("dtype").get<std::string>()).value();
+  p.c_dtype = parseDType(json.at("c_dtype").get<std::string>()).value();
+  p.m = json.at("m").get<std::int64_t>();
+  p.n = json.at("n").get<std::int64_t>();
+  p.k = json.at("k").get<std::int64_t>();
+  p.batch = json.at("batch").get<std::int64_t>();
+  p.accumulate = json.at("accumulate").get<bool>();
+  request.indices = json.at("backends").get<std::vector<std::size_t>>();
+  return request;
+}
+
+// The worker: case after case, until the runner closes its requests.
+[[noreturn]] void runWorker(int requests, int reports, const std::vector<Backend*>& backends,
+                            const CaseSettings& settings) {
+  // The parent decides when the run stops; the worker finishes its case.
+  ::signal(SIGINT, SIG_IGN);
+  ::signal(SIGTERM, SIG_IGN);
+  reportFatalSignalsTo(reports);
+  warmUpBackends(backends);
   std::string pending;
-  char buffer[65536];
+  char buffer[4096];
   for (;;) {
-    int wait_ms = -1;
-    if (timeout_s > 0) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-      if (left <= 0) {
-        report.timed_out = true;
-        ::kill(child, SIGKILL);
-        break;
-      }
-      wait_ms = static_cast<int>(std::min<long long>(left, 1000));
+    std::size_t end;
+    while ((end = pending.find('\n')) == std::string::npos) {
+      const ssize_t n = ::read(requests, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) ::_exit(0);  // no more cases
+      pending.append(buffer, static_cast<std::size_t>(n));
     }
-    pollfd readable{fds[0], POLLIN, 0};
-    const int ready = ::poll(&readable, 1, wait_ms);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) continue;
-    const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // the child closed the pipe: it ended
-    pending.append(buffer, static_cast<std::size_t>(n));
-    for (std::size_t end; (end = pending.find('\n')) != std::string::npos; pending.erase(0, end + 1))
-      readLine(pending.substr(0, end), report, indices, observe);
+    const std::string line = pending.substr(0, end);
+    pending.erase(0, end + 1);
+    try {
+      const CaseRequest request = readCaseRequest(line);
+      std::vector<Backend*> chosen;
+      for (std::size_t index : request.indices) chosen.push_back(backends.at(index));
+      const std::vector<ResultRow> rows =
+          runCase(request.c, chosen, settings, [&](std::size_t b, CaseStage s, const ResultRow& row) {
+            const long long index = b == kNoBackend ? -1 : static_cast<long long>(b);
+            writeAll(reports, fmt::format("stage {} {} {}\n", index, static_cast<int>(s), toJson(row).dump()));
+          });
+      nlohmann::json list = nlohmann::json::array();
+      for (const ResultRow& row : rows) list.push_back(toJson(row));
+      writeAll(reports, "rows " + list.dump() + "\n");
+    } catch (const std::exception& error) {
+      // Whatever escaped may have left the backends half done: a fresh worker takes the next case.
+      std::string what = error.what();
+      std::replace(what.begin(), what.end(), '\n', ' ');
+      writeAll(reports, "error " + what + "\n");
+      ::_exit(3);
+    }
   }
-  ::close(fds[0]);
-  while (::waitpid(child, &report.wait_status, 0) < 0 && errno == EINTR) {
-  }
-  setRunningChild(0);
-  return report;
 }
 
 std::string howItEnded(const ChildReport& report, double timeout_s) {
@@ -157,37 +166,120 @@ std::string howItEnded(const ChildReport& report, double timeout_s) {
 
 }  // namespace
 
-std::vector<ResultRow> runCaseIsolated(const SuiteCase& c, const std::vector<Backend*>& backends,
-                                       const CaseSettings& settings, const IsolationSettings& isolation,
-                                       const StageObserver& observe) {
-  std::vector<std::optional<ResultRow>> rows(backends.size());
-  for (;;) {
-    std::vector<std::size_t> indices;  // the backends still to run, by their index in `backends`
-    std::vector<Backend*> remaining;
-    for (std::size_t b = 0; b < backends.size(); ++b)
-      if (!rows[b]) {
-        indices.push_back(b);
-        remaining.push_back(backends[b]);
+struct IsolatedCases::Report : ChildReport {
+  bool worker_ended = false;  // the worker died, was killed or gave up: the next case needs a new one
+};
+
+IsolatedCases::IsolatedCases(const std::vector<Backend*>& backends, const CaseSettings& settings,
+                             IsolationSettings isolation)
+    : backends_(backends), settings_(settings), isolation_(isolation) {}
+
+IsolatedCases::~IsolatedCases() { stop(false); }
+
+void IsolatedCases::start() {
+  int requests[2], reports[2];
+  if (::pipe(requests) != 0 || ::pipe(reports) != 0)
+    throw Error(fmt::format("--isolate: cannot create a pipe: {}", std::strerror(errno)));
+  // Buffered output would be written twice, once by each process.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child < 0) throw Error(fmt::format("--isolate: cannot fork: {}", std::strerror(errno)));
+  if (child == 0) {
+    ::close(requests[1]);
+    ::close(reports[0]);
+    runWorker(requests[0], reports[1], backends_, settings_);
+  }
+  ::close(requests[0]);
+  ::close(reports[1]);
+  worker_ = {child, requests[1], reports[0]};
+}
+
+void IsolatedCases::stop(bool kill_it) {
+  if (worker_.pid == 0) return;
+  if (kill_it) ::kill(worker_.pid, SIGKILL);
+  ::close(worker_.requests);  // a worker waiting for a case ends
+  ::close(worker_.reports);
+  int status = 0;
+  while (::waitpid(worker_.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  worker_ = {};
+}
+
+IsolatedCases::Report IsolatedCases::attempt(const SuiteCase& c, const std::vector<std::size_t>& indices,
+                                             const StageObserver& observe) {
+  if (worker_.pid == 0) start();
+  Report report;
+  const std::string request = caseRequest(c, indices);
+  if (::write(worker_.requests, request.data(), request.size()) != ssize_t(request.size()))
+    throw Error(fmt::format("--isolate: cannot send a case to the worker: {}", std::strerror(errno)));
+  setRunningChild(worker_.pid);
+  using Clock = std::chrono::steady_clock;
+  const double timeout_s = isolation_.case_timeout_s;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+  std::string pending;
+  char buffer[65536];
+  while (!report.rows && report.error.empty()) {
+    int wait_ms = -1;
+    if (timeout_s > 0) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) {
+        report.timed_out = true;
+        break;
       }
-    if (remaining.empty()) break;
-    const ChildReport report = runInChild(c, remaining, indices, settings, isolation.case_timeout_s, observe);
-    if (report.rows && report.rows->size() == remaining.size()) {
+      wait_ms = static_cast<int>(std::min<long long>(left, 1000));
+    }
+    pollfd readable{worker_.reports, POLLIN, 0};
+    const int ready = ::poll(&readable, 1, wait_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    const ssize_t n = ::read(worker_.reports, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // the worker closed its end: it died
+    pending.append(buffer, static_cast<std::size_t>(n));
+    for (std::size_t end; (end = pending.find('\n')) != std::string::npos; pending.erase(0, end + 1))
+      readLine(pending.substr(0, end), report, indices, observe);
+  }
+  setRunningChild(0);
+  report.worker_ended = !report.rows;
+  if (report.worker_ended) {
+    // Dead, hung or giving up: collect how it ended, and start afresh next time.
+    if (report.timed_out) ::kill(worker_.pid, SIGKILL);
+    ::close(worker_.requests);
+    ::close(worker_.reports);
+    while (::waitpid(worker_.pid, &report.wait_status, 0) < 0 && errno == EINTR) {
+    }
+    worker_ = {};
+  }
+  return report;
+}
+
+std::vector<ResultRow> IsolatedCases::run(const SuiteCase& c, const StageObserver& observe) {
+  std::vector<std::optional<ResultRow>> rows(backends_.size());
+  for (;;) {
+    std::vector<std::size_t> indices;  // the backends still to run, by their index in `backends_`
+    for (std::size_t b = 0; b < backends_.size(); ++b)
+      if (!rows[b]) indices.push_back(b);
+    if (indices.empty()) break;
+    const Report report = attempt(c, indices, observe);
+    if (report.rows && report.rows->size() == indices.size()) {
       for (std::size_t i = 0; i < indices.size(); ++i) rows[indices[i]] = (*report.rows)[i];
       break;
     }
-    const std::string ended = howItEnded(report, isolation.case_timeout_s);
+    const std::string ended = howItEnded(report, isolation_.case_timeout_s);
     const std::string fault = report.fault.empty() ? "" : "; " + report.fault;
     if (!report.backend || *report.backend == kNoBackend) {
       // Before any backend ran: the case itself cannot run.
       for (std::size_t b : indices) {
-        ResultRow row = blankRow(settings, c, backends[b]->name());
+        ResultRow row = blankRow(settings_, c, backends_[b]->name());
         row.status = VerifyStatus::Error;
         row.note = fmt::format("the case {} while preparing the data{}", ended, fault);
         rows[b] = std::move(row);
       }
       break;
     }
-    // The backend at work when the child ended costs its row; the others run again.
+    // The backend at work when the worker ended costs its row; the others run again.
     ResultRow row = report.stage_row;
     row.status = VerifyStatus::Error;
     row.note = fmt::format("{} while {}{}", ended, toString(report.stage), fault);

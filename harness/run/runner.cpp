@@ -157,16 +157,12 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   settings.cold_rotation_bytes = cold_rotation_bytes;
   std::vector<Backend*> case_backends;
   for (const auto& backend : backends) case_backends.push_back(backend.get());
-  if (options.isolate)
-    for (Backend* backend : case_backends) {
-      try {
-        backend->warmUp();
-      } catch (const Error&) {
-        // Only a head start: the cases report whatever made it fail.
-      }
-    }
+  // The isolated cases' worker warms its backends up as it starts.
+  if (!options.isolate) warmUpBackends(case_backends);
   ProgressBar progress(cases.size(), options.progress);
   const InterruptScope interrupts;
+  std::optional<IsolatedCases> isolated;
+  if (options.isolate) isolated.emplace(case_backends, settings, IsolationSettings{options.case_timeout_s});
   for (std::size_t ci = 0; ci < cases.size() && !interruptRequested(); ++ci) {
     const SuiteCase& c = cases[ci];
     const StageObserver show_progress = [&](std::size_t b, CaseStage stage, const ResultRow&) {
@@ -174,8 +170,7 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
                                     : fmt::format("{} {}: {}", c.id, case_backends[b]->name(), toString(stage)));
     };
     std::vector<ResultRow> case_rows =
-        options.isolate ? runCaseIsolated(c, case_backends, settings, {options.case_timeout_s}, show_progress)
-                        : runCase(c, case_backends, settings, show_progress);
+        isolated ? isolated->run(c, show_progress) : runCase(c, case_backends, settings, show_progress);
     for (ResultRow& row : case_rows) {
       if (isFailure(row)) ++summary.failures;
       if (csv) csv->write(row);

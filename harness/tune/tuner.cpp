@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "harness/core/error.h"
 #include "harness/host/cache_info.h"
@@ -87,6 +88,8 @@ class Tuner {
       backends.push_back(createBackend("mlir", config));
       pointers.push_back(backends.back().get());
     }
+    std::optional<IsolatedCases> isolated;
+    if (options_.isolate) isolated.emplace(pointers, settings_, IsolationSettings{kCaseTimeoutS});
     Measured measured;
     std::vector<double> log_sums(schedules.size(), 0.0);
     for (const std::string& schedule : schedules) measured.results.push_back({schedule, 0.0, "passed"});
@@ -96,9 +99,7 @@ class Tuner {
         progress.show(b == kNoBackend ? fmt::format("{}: {} {}", what, c.id, toString(stage))
                                       : fmt::format("{}: {} {}: {}", what, c.id, schedules[b], toString(stage)));
       };
-      const std::vector<ResultRow> rows = options_.isolate
-                                              ? runCaseIsolated(c, pointers, settings_, {kCaseTimeoutS}, show)
-                                              : runCase(c, pointers, settings_, show);
+      const std::vector<ResultRow> rows = isolated ? isolated->run(c, show) : runCase(c, pointers, settings_, show);
       for (std::size_t i = 0; i < rows.size() && i < schedules.size(); ++i) {
         TuningMeasurement& result = measured.results[i];
         if (result.status != "passed") continue;

@@ -92,11 +92,12 @@ BlockedGemmOf<Element, CElement, AElement>::BlockedGemmOf(const Problem& problem
                             toString(dtype), toString(c_dtype), problem.describe()));
   if (b_layout == BLayout::VnniPairs && blocking.bk % kVnniPairBf16 != 0)
     throw Error("bf16 blocked GEMM needs an even K block, not " + std::to_string(blocking.bk));
-  blocked_c_.assign(static_cast<std::size_t>(mb_ * nb_ * blocking.bm * blocking.bn), CElement{});
 }
 
 template <class Element, class CElement, class AElement>
 void BlockedGemmOf<Element, CElement, AElement>::pack(const Element* a, const Element* b) {
+  // Allocated with the packing, not with the kernel: its pages are the packing's cost.
+  if (blocked_c_.empty()) blocked_c_.assign(static_cast<std::size_t>(mb_ * nb_ * blocking_.bm * blocking_.bn), CElement{});
   if constexpr (std::is_same_v<AElement, Element>) {
     packABlocked(a, problem_.m, problem_.k, blocking_, packed_a_);
   } else {

@@ -220,9 +220,10 @@ class MlirBackend final : public Backend {
     return route.schedule.name + source + (route.reason.empty() ? "" : "; " + route.reason);
   }
 
-  // One small kernel through every stage but the JIT (and past the kernel
-  // cache): the first compilation in a process resolves MLIR's and LLVM's
-  // symbols and builds their pass pipelines, about half again a kernel's cost.
+  // One small kernel through every stage, the kernel cache and the JIT: the
+  // first compilation in a process resolves MLIR's and LLVM's symbols and
+  // builds their pass pipelines, about half again a kernel's cost, and the
+  // first link sets the JIT up; the workers forked after take them warm.
   void warmUp() override {
     Problem tiny;
     tiny.kind = OpKind::Brgemm;
@@ -234,7 +235,7 @@ class MlirBackend final : public Backend {
       tiny.dtype = dtype;
       const RouteChoice route = routeFor(tiny);
       if (route.schedule.nanokernel == NanokernelKind::AmxTile || unsupportedReason(tiny)) continue;
-      compiler_.generate(mlir_backend::kernelProblemFor(tiny, route.schedule, caches_), route.schedule, lowering_);
+      compiler_.compile(mlir_backend::kernelProblemFor(tiny, route.schedule, caches_), route.schedule, lowering_);
     }
   }
 
