@@ -20,7 +20,8 @@ double tileUtilisation(const Problem& p) {
 }
 
 bool bf16DotSlowerThanFma(const HostPeaks& peaks) {
-  return peaks.bf16_dot_gflops > 0 && peaks.fp32_fma_gflops > 0 && peaks.bf16_dot_gflops < peaks.fp32_fma_gflops;
+  return peaks.bf16_dot_gflops > 0 && peaks.fp32_fma_gflops > 0 &&
+         peaks.bf16_dot_gflops < kSlowDotFraction * peaks.fp32_fma_gflops;
 }
 
 namespace {

@@ -39,7 +39,11 @@ struct HostPeaks {
 
 // Where vdpbf16ps does fewer FLOPs than f32 FMAs (a Sapphire Rapids-class VM:
 // 123 against 247 GFLOPS, shared/notes/hosts.md), bf16 runs faster as f32 FMAs
-// on A widened once when packed (Bf16F32AFma), bound by the FMA ports.
+// on A widened once when packed (Bf16F32AFma), bound by the FMA ports. Fewer
+// by a quarter: the two peaks are measured, and a measurement that another
+// process shared the core with must not flip the route (the Zen 5-class VM,
+// whose dot peak is twice its FMA peak, measured it at 0.88x under load).
+inline constexpr double kSlowDotFraction = 0.75;
 bool bf16DotSlowerThanFma(const HostPeaks& peaks);
 
 struct RouteRequest {
