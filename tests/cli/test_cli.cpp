@@ -83,7 +83,7 @@ TEST(Cli, ScheduleOptionSelectsAnotherRegisterBlock) {
                                  " --backends mlir --isa avx2 --schedule avx2.f32.3x24 --filter brgemm-8x32 " + kQuick +
                                  " --json " + json.string());
   ASSERT_EQ(own.exit_code, 0) << own.output;
-  EXPECT_EQ(readReport(json).at("rows")[0].at("register_block"), "3x24+3x8+2x32");
+  EXPECT_EQ(readReport(json).at("rows")[0].at("register_block"), "4x24+4x8");  // 2 balanced bands, not 3
   EXPECT_EQ(readReport(json).at("rows")[0].at("schedule"), "avx2.f32.3x24");
   EXPECT_EQ(readReport(json).at("rows")[0].at("schedule_source"), "--schedule");
   const Outcome ragged = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --schedule avx2.f32.5x5 " + kQuick);

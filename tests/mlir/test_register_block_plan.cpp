@@ -127,13 +127,18 @@ TEST(RegisterBlockPlan, MRemaindersAreBalancedBandsWhereAShortOneWouldStarve) {
   EXPECT_EQ(two.bands[1].rows, 8);
   // A multiple of the block's rows keeps them.
   EXPECT_EQ(planRegisterBlocks(brgemm(40, 20, 8, 1), s).bands[0].rows, 8);
-  // Where the rest's wider blocks keep 8 chains, they stay a short band: 24 + 5
-  // rows, the 5 in blocks of 3 vectors that take the 4th along (5 x 4 + 4 + 1 fit).
-  const RegisterBlockPlan short_band = planRegisterBlocks(brgemm(29, 64, 8, 1), s);
+  // Where the rest's wider blocks keep 8 chains and balanced bands would be as
+  // many, a short band: 8 + 5 rows, the 5 in one 3-vector edge block.
+  const RegisterBlockPlan short_band = planRegisterBlocks(brgemm(13, 47, 8, 1), s);
   ASSERT_EQ(short_band.bands.size(), 2u);
   EXPECT_EQ(short_band.bands[0].rows, 8);
   EXPECT_EQ(short_band.bands[1].rows, 5);
-  EXPECT_EQ(short_band.bands[1].panels[0].cols, 64);
+  EXPECT_EQ(short_band.bands[1].panels[0].cols, 48);
+  // Fewer balanced bands, each a pass over B, win: 29 rows of 64 in 10 + 10 + 9, not 8 + 8 + 8 + 5.
+  const RegisterBlockPlan fewer = planRegisterBlocks(brgemm(29, 64, 8, 1), s);
+  ASSERT_EQ(fewer.bands.size(), 2u);
+  EXPECT_EQ(fewer.bands[0].rows, 10);
+  EXPECT_EQ(fewer.bands[1].rows, 9);
 }
 
 // The schedule can ask for either form (the tuner measures both).

@@ -95,20 +95,20 @@ struct EdgeContractionUnmasked final : mlir::OpRewritePattern<MaskOp> {
 // A slice that ends where its source ends in every dimension in which
 // `transfer` is out of bounds: reading or writing past the slice is then past
 // the source, and the transfer may address the source instead. Unit strides,
-// static offsets and sizes, no rank reduction.
+// no rank reduction; static offsets and sizes where the transfer is out of bounds.
 bool slicedAtTheEnd(mlir::tensor::ExtractSliceOp slice, mlir::VectorTransferOpInterface transfer) {
   const mlir::RankedTensorType source = slice.getSourceType();
-  if (!source.hasStaticShape() || slice.getResultType().getRank() != source.getRank() || !slice.hasUnitStride())
-    return false;
-  if (mlir::ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
-      mlir::ShapedType::isDynamicShape(slice.getStaticSizes()) || !transfer.getPermutationMap().isMinorIdentity() ||
-      transfer.getMask())
+  if (!source.hasStaticShape() || slice.getResultType().getRank() != source.getRank() || !slice.hasUnitStride() ||
+      !transfer.getPermutationMap().isMinorIdentity() || transfer.getMask())
     return false;
   const std::int64_t leading = source.getRank() - transfer.getVectorType().getRank();
   const llvm::SmallVector<bool> in_bounds = transfer.getInBoundsValues();
   for (std::size_t d = 0; d < in_bounds.size(); ++d) {
+    if (in_bounds[d]) continue;
     const std::int64_t dim = leading + std::int64_t(d);
-    if (!in_bounds[d] && slice.getStaticOffsets()[dim] + slice.getStaticSizes()[dim] != source.getDimSize(dim))
+    const std::int64_t offset = slice.getStaticOffsets()[dim], size = slice.getStaticSizes()[dim];
+    if (mlir::ShapedType::isDynamic(offset) || mlir::ShapedType::isDynamic(size) ||
+        offset + size != source.getDimSize(dim))
       return false;
   }
   return true;
@@ -118,11 +118,14 @@ bool slicedAtTheEnd(mlir::tensor::ExtractSliceOp slice, mlir::VectorTransferOpIn
 llvm::SmallVector<mlir::Value> sourceIndices(PatternRewriter& rewriter, mlir::Location loc,
                                              mlir::tensor::ExtractSliceOp slice, mlir::ValueRange indices) {
   llvm::SmallVector<mlir::Value> moved;
-  for (auto [index, offset] : llvm::zip(indices, slice.getStaticOffsets()))
-    moved.push_back(offset == 0 ? index
-                                : mlir::arith::AddIOp::create(rewriter, loc, index,
-                                                              mlir::arith::ConstantIndexOp::create(rewriter, loc, offset))
-                                      .getResult());
+  for (auto [index, offset] : llvm::zip(indices, slice.getMixedOffsets())) {
+    if (mlir::isConstantIntValue(offset, 0)) {
+      moved.push_back(index);
+      continue;
+    }
+    const mlir::Value by = mlir::getValueOrCreateConstantIndexOp(rewriter, loc, offset);
+    moved.push_back(mlir::arith::AddIOp::create(rewriter, loc, index, by).getResult());
+  }
   return moved;
 }
 

@@ -90,13 +90,18 @@ void planNarrowPanelRows(const Problem& problem, const Schedule& schedule, Regis
   }
 }
 
-// Bands of at most as many rows as the register file holds for the widest of
-// `panels`' blocks, as even as they come (25 rows: 13 + 12).
-void planBalancedBands(std::int64_t m, std::int64_t block_m, std::int64_t registers,
-                       const std::vector<ColumnPanel>& panels, RegisterBlockPlan& plan) {
+// As many rows as the register file holds for the widest of `panels`' blocks
+// (at least the schedule's).
+std::int64_t balancedBandRows(std::int64_t block_m, std::int64_t registers, const std::vector<ColumnPanel>& panels,
+                              const RegisterBlockPlan& plan) {
   std::int64_t widest = 1;
   for (const ColumnPanel& panel : panels) widest = std::max(widest, plan.blockVectors(panel));
-  const std::int64_t max_rows = std::max(block_m, (registers - widest - 1) / widest);
+  return std::max(block_m, (registers - widest - 1) / widest);
+}
+
+// Bands of at most `max_rows` rows, as even as they come (25 rows: 13 + 12).
+void planBalancedBands(std::int64_t m, std::int64_t max_rows, const std::vector<ColumnPanel>& panels,
+                       RegisterBlockPlan& plan) {
   const std::int64_t bands = ceilDiv(m, max_rows);
   const std::int64_t rows = m / bands;
   const std::int64_t taller = m % bands;  // bands of rows + 1
@@ -128,20 +133,25 @@ void planRowsWithEdges(const Problem& problem, const Schedule& schedule, Registe
     return;
   }
   // The rest as a short band where its widened blocks still have the chains
-  // FMA latency needs (8 rows on AVX2's 6x16: 6 + 2 rows of 2x32 blocks);
-  // otherwise balanced bands (25 rows of 18 columns: 13 + 12, not 8 + 8 + 8 + 1).
+  // FMA latency needs and balanced bands would not be fewer (8 rows on AVX2's
+  // 6x16: 6 + 2 rows of 2x32 blocks); otherwise balanced bands (25 rows of 18
+  // columns: 13 + 12, not 8 + 8 + 8 + 1; 31 rows of 63: 11 + 10 + 10, each
+  // band a pass over B, not 8 + 8 + 8 + 7).
   const std::vector<ColumnPanel> rest_panels = shortBandPanels(problem, schedule, rest, plan);
   std::int64_t rest_accumulators = 0;
   for (const ColumnPanel& panel : rest_panels)
     rest_accumulators = std::max(rest_accumulators, rest * plan.blockVectors(panel));
-  const bool short_band = schedule.edge_rows == EdgeRows::ShortBand ||
-                          (schedule.edge_rows == EdgeRows::Auto && rest_accumulators >= schedule.min_accumulators);
+  const std::int64_t max_rows = balancedBandRows(schedule.block_m, registers, panels, plan);
+  const bool fewer_balanced = ceilDiv(m, max_rows) < full_rows / schedule.block_m + 1;
+  const bool short_band =
+      schedule.edge_rows == EdgeRows::ShortBand ||
+      (schedule.edge_rows == EdgeRows::Auto && rest_accumulators >= schedule.min_accumulators && !fewer_balanced);
   if (short_band) {
     plan.bands.push_back(band(0, full_rows, schedule.block_m, panels));
     plan.bands.push_back(band(full_rows, rest, rest, rest_panels));
     return;
   }
-  planBalancedBands(m, schedule.block_m, registers, panels, plan);
+  planBalancedBands(m, max_rows, panels, plan);
 }
 
 // Whether a register block's B panel is narrower than B's rows (strided).
