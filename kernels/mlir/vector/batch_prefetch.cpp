@@ -20,6 +20,7 @@ constexpr bool kData = true;
 constexpr std::uint32_t kKeepInAllLevels = 3;  // prefetcht0
 constexpr std::uint32_t kStream = 0;           // prefetchnta
 constexpr std::size_t kRowDim = 1, kStepDim = 2;  // A is [batch][M][K] or [batch][M][K/2][2]
+constexpr std::int64_t kCacheLineBytes = 64;
 
 struct Operands {
   mlir::Value a, b;
@@ -86,37 +87,49 @@ std::int64_t prefetchB(const Reads& reads, const Operands& operands, std::int64_
   return std::int64_t(reads.size());
 }
 
-// A: per K step, one line of the entry ahead, on a row that turns with the
-// step. Past the last entry (where the block has rows after it), the first
-// entries of those rows: what the next block reads.
-std::int64_t prefetchA(const std::vector<Step>& steps, const Operands& operands, std::int64_t distance) {
+// A: per K step, one line of the entry ahead's rows of the block, which are
+// contiguous in A: its line `step` (a block of at most a line's elements of
+// rows takes every line of them over a K loop). Past the last entry (where
+// the block has rows after it), the next rows' first entries: what the next
+// block reads. Addressed through A seen flat, so that no step divides.
+std::int64_t prefetchA(const std::vector<Step>& steps, const Operands& operands, mlir::Value a_flat,
+                       std::int64_t distance) {
+  const auto a_type = llvm::cast<mlir::MemRefType>(operands.a.getType());
+  std::int64_t row_elements = 1;  // K, or K/2 pairs of 2
+  for (std::int64_t d = kRowDim + 1; d < a_type.getRank(); ++d) row_elements *= a_type.getDimSize(d);
+  const std::int64_t line_elements = kCacheLineBytes / (a_type.getElementTypeBitWidth() / 8);
+  const std::int64_t entry_elements = operands.rows * row_elements;
   for (const Step& step : steps) {
     mlir::vector::TransferReadOp first = step.a_reads.front();
     PrefetchWriter w(first, operands);
     mlir::OpBuilder& b = w.builder();
+    const mlir::Location loc = w.loc();
+    auto mul = [&](mlir::Value x, std::int64_t by) { return mlir::arith::MulIOp::create(b, loc, x, w.constant(by)); };
     const std::int64_t block_rows = std::int64_t(step.a_reads.size());
-    llvm::SmallVector<mlir::Value> indices(first.getIndices());
-    const mlir::Value row =
-        w.add(indices[kRowDim], mlir::arith::RemUIOp::create(b, w.loc(), step.index, w.constant(block_rows)));
-    if (block_rows >= operands.rows) {
-      indices[0] = w.entryAhead(indices[0], distance);
-      indices[kRowDim] = row;
-    } else {
-      const mlir::Value ahead = w.add(indices[0], w.constant(distance));
-      const mlir::Value past = mlir::arith::CmpIOp::create(b, w.loc(), mlir::arith::CmpIPredicate::sge, ahead,
+    const mlir::ValueRange indices = first.getIndices();
+    const mlir::Value ahead = w.add(indices[0], w.constant(distance));
+    // ((entry ahead) * M + first row) * row + step * line
+    mlir::Value flat = w.add(mul(w.add(mul(ahead, operands.rows), indices[kRowDim]), row_elements),
+                             mul(step.index, line_elements));
+    if (block_rows < operands.rows) {
+      const mlir::Value past = mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::sge, ahead,
                                                            w.constant(operands.batch));
-      const mlir::Value wrapped = mlir::arith::MinSIOp::create(
-          b, w.loc(), mlir::arith::SubIOp::create(b, w.loc(), ahead, w.constant(operands.batch)),
-          w.constant(operands.batch - 1));
-      const mlir::Value next_rows =
-          mlir::arith::RemUIOp::create(b, w.loc(), w.add(row, w.constant(block_rows)), w.constant(operands.rows));
-      indices[0] = mlir::arith::SelectOp::create(b, w.loc(), past, wrapped, ahead);
-      indices[kRowDim] = mlir::arith::SelectOp::create(b, w.loc(), past, next_rows, row);
+      const mlir::Value wrapped = w.add(flat, w.constant(block_rows * row_elements - operands.batch * entry_elements));
+      flat = mlir::arith::SelectOp::create(b, loc, past, wrapped, flat);
     }
-    for (std::size_t d = kStepDim + 1; d < indices.size(); ++d) indices[d] = w.constant(0);
-    w.prefetch(operands.a, indices, false);
+    flat = mlir::arith::MinSIOp::create(b, loc, flat, w.constant(operands.batch * entry_elements - 1));
+    w.prefetch(a_flat, {flat}, false);
   }
   return std::int64_t(steps.size());
+}
+
+// A as one dimension, made at the start of the function.
+mlir::Value flatA(mlir::func::FuncOp function, mlir::Value a) {
+  mlir::OpBuilder builder(function.getBody());
+  const auto type = llvm::cast<mlir::MemRefType>(a.getType());
+  mlir::ReassociationIndices all;
+  for (std::int64_t d = 0; d < type.getRank(); ++d) all.push_back(d);
+  return mlir::memref::CollapseShapeOp::create(builder, function.getLoc(), a, {all});
 }
 
 }  // namespace
@@ -139,11 +152,14 @@ std::int64_t insertBatchPrefetches(mlir::ModuleOp module, std::int64_t distance)
       if (read.getBase() == operands.a) by_block[read->getBlock()].first.push_back(read);
       if (read.getBase() == operands.b) by_block[read->getBlock()].second.push_back(read);
     });
+    mlir::Value a_flat;
     for (const auto& [block, reads] : by_block) {
       if (reads.first.empty() || reads.second.empty()) continue;  // not a reduction step's code
+      if (!a_flat) a_flat = flatA(function, operands.a);
       const std::vector<Step> steps = stepsOf(reads.first);
       const bool rows_after = std::int64_t(steps.front().a_reads.size()) < operands.rows;
-      inserted += prefetchA(steps, operands, distance) + prefetchB(reads.second, operands, distance, rows_after);
+      inserted +=
+          prefetchA(steps, operands, a_flat, distance) + prefetchB(reads.second, operands, distance, rows_after);
     }
   });
   return inserted;

@@ -5,10 +5,11 @@
 // reads of A and B are plain transfers of its arguments:
 //  - before each read of a B vector (one cache line), a prefetch of the same
 //    line `distance` entries ahead;
-//  - per K step, one prefetch of a line of that entry's A rows of the block:
-//    row (first row + K step mod rows), at the step's column. Over a batch
-//    entry's K steps that touches every line of the block's rows where the
-//    block has at most a cache line of rows (16 f32, 32 bf16 elements).
+//  - per K step, one prefetch of a line of that entry's A rows of the block,
+//    which are contiguous: line number `step` of them. Over a batch entry's K
+//    steps that touches every line where the block has at most a cache line
+//    of rows (16 f32, 32 bf16 elements); past the last entry, where the block
+//    has rows after it, those rows' first entries (what the next block reads).
 // The entry ahead is clamped to the last: a prefetch never reaches past A or B.
 #pragma once
 
