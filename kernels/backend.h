@@ -63,6 +63,8 @@ class Kernel {
 struct BackendConfig {
   Isa isa = Isa::Avx2;      // the cap every backend honours in this run
   CpuFeatures host;         // what the CPU really has
+  // Threads a kernel call may use (one per core, harness/host/omp_threads.h):
+  // GEMMs share out their C blocks among them.
   int threads = 1;
   std::string mlir_schedule;  // mlir backends: a schedule (parseScheduleSpec); empty = tuned or analytic
   // mlir backends: the schedules a tuning file chose for this run's ISA level, by

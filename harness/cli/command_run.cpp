@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iostream>
 #include <memory>
@@ -8,6 +9,7 @@
 #include "harness/cli/isa_option.h"
 #include "harness/cli/number_options.h"
 #include "harness/cli/shard_option.h"
+#include "harness/cli/threads_option.h"
 #include "harness/report/console_table.h"
 #include "harness/run/interrupt.h"
 #include "harness/run/runner.h"
@@ -40,6 +42,7 @@ struct RunArguments {
   double cold_mib = 0.0;
   bool isolate = true;
   double case_timeout_s = 600.0;
+  std::string threads = "1";
 };
 
 std::size_t casesIn(const std::vector<ResultRow>& rows) {
@@ -56,6 +59,19 @@ std::string shardLine(const RunOptions& options, const RunSummary& summary) {
     return fmt::format("shard {} has no case ({} selected cases over {} shards): its reports hold no row\n",
                        summary.metadata.shard, selected, options.shard->count);
   return fmt::format("shard {}: {} of {} selected cases\n", summary.metadata.shard, summary.cases, selected);
+}
+
+// "1 thread", or "1 and 2 threads on cores 0, 1 (peaks at 2: 460 fp32, 920 bf16)".
+std::string threadsLine(const RunMetadata& metadata) {
+  const std::vector<int> counts = metadata.thread_counts.empty() ? std::vector<int>{metadata.threads}
+                                                                 : metadata.thread_counts;
+  if (counts.size() == 1 && counts.front() == 1) return "1 thread";
+  std::string line = fmt::format("{} threads, one per core ({})", fmt::join(counts, " and "),
+                                 fmt::join(metadata.cores, ", "));
+  for (const auto& [threads, peak] : metadata.peaks_by_threads)
+    line += fmt::format(", fp32 peak at {}: {:.1f}", threads, peak.fp32_gflops) +
+            (peak.bf16_gflops > 0 ? fmt::format(", bf16 {:.1f}", peak.bf16_gflops) : "");
+  return line;
 }
 
 int run(const RunArguments& args, const std::string& command_line) {
@@ -85,6 +101,7 @@ int run(const RunArguments& args, const std::string& command_line) {
   options.cold_rotation_bytes = coldRotationBytes(args.cold_mib);
   options.isolate = args.isolate;
   options.case_timeout_s = args.case_timeout_s;
+  options.threads = parseThreadsOption(args.threads);
 
   const RunSummary summary = runSuite(suite, options);
   const RunMetadata& metadata = summary.metadata;
@@ -92,10 +109,10 @@ int run(const RunArguments& args, const std::string& command_line) {
                                     ? fmt::format(", bf16 peak {:.1f} GFLOPS ({})", metadata.bf16_peak_gflops,
                                                   metadata.bf16_peak_instruction)
                                     : "";
-  std::cout << fmt::format("{} on {} (--isa {}), measured clock {:.2f} GHz, fp32 peak {:.1f} GFLOPS{}, 1 thread, {} "
-                           "cache\n",
+  std::cout << fmt::format("{} on {} (--isa {}), measured clock {:.2f} GHz, fp32 peak {:.1f} GFLOPS{} per core, {}, "
+                           "{} cache\n",
                            suite.name, metadata.cpu_model, metadata.isa, metadata.measured_clock_ghz,
-                           metadata.peak_gflops, bf16_peak, metadata.cache);
+                           metadata.peak_gflops, bf16_peak, threadsLine(metadata), metadata.cache);
   if (options.isa == Isa::AmxEmulated)
     std::cout << "amx-emulated: mlir's tile kernels run as vector code; their timings are not AMX performance\n";
   if (metadata.tuning != "none") std::cout << "mlir schedules tuned by " << metadata.tuning << " where it has the class\n";
@@ -153,6 +170,7 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
   cmd->add_flag("--isolate,!--no-isolate", args->isolate,
                 "Run each case in a child process, so that a kernel that crashes or hangs costs its own row "
                 "(default; --no-isolate runs in process, e.g. under a debugger or profiler)");
+  cmd->add_option("--threads", args->threads, kThreadsHelp)->capture_default_str();
   cmd->add_option("--case-timeout", args->case_timeout_s,
                   "Seconds a case may take before its running kernel is stopped as hung (isolated runs; 0: no limit)")
       ->capture_default_str()

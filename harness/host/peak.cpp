@@ -1,5 +1,9 @@
 #include "harness/host/peak.h"
 
+#include <barrier>
+#include <string>
+#include <thread>
+
 #include <immintrin.h>
 
 #include <algorithm>
@@ -9,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "harness/core/error.h"
+#include "harness/host/pinning.h"
 
 namespace nkbench {
 namespace {
@@ -204,6 +209,49 @@ double measureAmxBf16PeakGflops() {
   // Checked first: without the CPU feature and the OS permission, the tile instructions fault.
   requireIsa(Isa::Amx);
   return bestGflops({runTileDotChains, kTileAccumulators * kFlopsPerTileProduct});
+}
+
+namespace {
+
+// `measure` on every core of `cores` at once, one pinned thread each, summed.
+template <class Measure>
+double onEveryCore(const std::vector<int>& cores, Measure&& measure) {
+  if (cores.size() <= 1) return measure();
+  std::vector<double> results(cores.size(), 0.0);
+  std::vector<std::string> errors(cores.size());
+  std::barrier start(std::ptrdiff_t(cores.size()));
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < cores.size(); ++i)
+    threads.emplace_back([&, i] {
+      std::string pin_error;
+      if (!pinCurrentThreadToCpu(cores[i], &pin_error)) errors[i] = pin_error;
+      start.arrive_and_wait();
+      try {
+        if (errors[i].empty()) results[i] = measure();
+      } catch (const Error& error) {
+        errors[i] = error.what();
+      }
+    });
+  for (std::thread& thread : threads) thread.join();
+  for (const std::string& error : errors)
+    if (!error.empty()) throw Error("peak: " + error);
+  double sum = 0.0;
+  for (double result : results) sum += result;
+  return sum;
+}
+
+}  // namespace
+
+double measureFp32PeakGflops(Isa isa, const std::vector<int>& cores) {
+  return onEveryCore(cores, [isa] { return measureFp32PeakGflops(isa); });
+}
+
+double measureBf16DotPeakGflops(const std::vector<int>& cores) {
+  return onEveryCore(cores, [] { return measureBf16DotPeakGflops(); });
+}
+
+double measureAmxBf16PeakGflops(const std::vector<int>& cores) {
+  return onEveryCore(cores, [] { return measureAmxBf16PeakGflops(); });
 }
 
 Bf16Peak bf16PeakFor(Isa run_isa, bool any_bf16_case) {

@@ -1,6 +1,8 @@
 // Measured single-core floating-point peak, the ceiling kernels are judged against.
 #pragma once
 
+#include <vector>
+
 #include "harness/core/isa.h"
 
 namespace nkbench {
@@ -22,6 +24,13 @@ double measureBf16DotPeakGflops();
 // trials. Throws nkbench::Error, executing nothing, when the host lacks Isa::Amx
 // (CPU features, XCR0 tile state or the OS's tile permission).
 double measureAmxBf16PeakGflops();
+
+// The same peaks for a run of one thread per core of `cores`: each core's
+// measured at once on a thread pinned to it, and summed (cores that share an
+// FPU, as hyperthreads do, show it). One core: the calling thread's, as above.
+double measureFp32PeakGflops(Isa isa, const std::vector<int>& cores);
+double measureBf16DotPeakGflops(const std::vector<int>& cores);
+double measureAmxBf16PeakGflops(const std::vector<int>& cores);
 
 // The bf16 peak a run measures and judges its bf16 rows against: the tiles
 // under --isa amx, the dot product from avx512-bf16 up (amx-emulated runs vector

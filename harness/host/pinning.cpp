@@ -3,11 +3,14 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include "harness/core/error.h"
 
 namespace nkbench {
 namespace {
@@ -46,5 +49,26 @@ bool pinCurrentThreadToCpu(int cpu, std::string* error) {
 }
 
 int currentCpu() { return sched_getcpu(); }
+
+const std::vector<int>& usableCores() {
+  static const std::vector<int> cores = [] {
+    std::vector<int> allowed = allowedCpus();
+    const int first = currentCpu();
+    auto it = std::find(allowed.begin(), allowed.end(), first);
+    if (it != allowed.end()) std::rotate(allowed.begin(), it, it + 1);
+    if (allowed.empty()) allowed.push_back(std::max(0, first));
+    return allowed;
+  }();
+  return cores;
+}
+
+std::vector<int> coresForThreads(int threads) {
+  const std::vector<int>& cores = usableCores();
+  if (threads < 1) throw Error(fmt::format("--threads {}: a run needs at least one thread", threads));
+  if (std::size_t(threads) > cores.size())
+    throw Error(fmt::format("--threads {}: this process may use {} core{} ({}); one thread per core", threads,
+                            cores.size(), cores.size() == 1 ? "" : "s", fmt::join(cores, ", ")));
+  return {cores.begin(), cores.begin() + threads};
+}
 
 }  // namespace nkbench

@@ -41,7 +41,7 @@ Cells cellsOf(const ResultRow& row) {
   const bool ran = row.status != VerifyStatus::Skipped;
   const auto if_ran = [ran](std::string text) { return ran ? text : std::string("-"); };
   return {
-      row.case_id,
+      row.threads > 1 ? fmt::format("{} ({} threads)", row.case_id, row.threads) : row.case_id,
       row.backend,
       row.isa.empty() ? "-" : row.isa,
       row.isa_used.empty() ? "-" : row.isa_used,

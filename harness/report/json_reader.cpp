@@ -1,5 +1,7 @@
 #include "harness/report/json_reader.h"
 
+#include <charconv>
+
 #include <fmt/format.h>
 
 #include <fstream>
@@ -30,6 +32,23 @@ template <typename T>
 T parsed(std::optional<T> value, const char* key, const std::string& text) {
   if (!value) throw Error(fmt::format("unknown {} '{}'", key, text));
   return *value;
+}
+
+// "peaks_by_threads": {"2": {"fp32": ..., "bf16": ...}}, each key a thread count above one.
+std::map<int, ThreadPeaks> peaksByThreads(const json& metadata) {
+  std::map<int, ThreadPeaks> peaks;
+  const auto it = metadata.find("peaks_by_threads");
+  if (it == metadata.end() || it->is_null()) return peaks;
+  if (!it->is_object()) throw Error("peaks_by_threads: expected an object of thread counts");
+  for (const auto& [key, peak] : it->items()) {
+    int threads = 0;
+    const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), threads);
+    if (error != std::errc() || end != key.data() + key.size() || threads < 2)
+      throw Error(fmt::format("peaks_by_threads: '{}' is not a thread count above 1", key));
+    if (!peak.is_object()) throw Error(fmt::format("peaks_by_threads: {} threads: expected an object", threads));
+    peaks[threads] = {valueOr(peak, "fp32", 0.0), valueOr(peak, "bf16", 0.0)};
+  }
+  return peaks;
 }
 
 }  // namespace
@@ -114,6 +133,9 @@ RunMetadata metadataFromJson(const json& metadata) {
     result.command_line = valueOr<std::string>(metadata, "command_line", "");
     result.hostname = valueOr<std::string>(metadata, "hostname", "");
     result.threads = valueOr(metadata, "threads", 1);
+    result.thread_counts = valueOr(metadata, "thread_counts", std::vector<int>{});
+    result.cores = valueOr(metadata, "cores", std::vector<int>{});
+    result.peaks_by_threads = peaksByThreads(metadata);
     result.fill = valueOr<std::string>(metadata, "fill", "");
     result.cache = valueOr<std::string>(metadata, "cache", "hot");
     result.tuning = valueOr<std::string>(metadata, "tuning", "none");

@@ -6,6 +6,18 @@ namespace nkbench {
 
 using nlohmann::json;
 
+namespace {
+
+// {"2": {"fp32": ..., "bf16": ...}, ...}: the peaks of each thread count above one.
+json peaksByThreads(const RunMetadata& metadata) {
+  json peaks = json::object();
+  for (const auto& [threads, peak] : metadata.peaks_by_threads)
+    peaks[std::to_string(threads)] = {{"fp32", peak.fp32_gflops}, {"bf16", peak.bf16_gflops}};
+  return peaks;
+}
+
+}  // namespace
+
 json toJson(const RunMetadata& metadata) {
   json libraries = json::object();
   for (const auto& [library, version] : metadata.library_versions) libraries[library] = version;
@@ -27,6 +39,9 @@ json toJson(const RunMetadata& metadata) {
       {"command_line", metadata.command_line},
       {"hostname", metadata.hostname},
       {"threads", metadata.threads},
+      {"thread_counts", metadata.thread_counts},
+      {"cores", metadata.cores},
+      {"peaks_by_threads", peaksByThreads(metadata)},
       {"fill", metadata.fill},
       {"cache", metadata.cache},
       {"tuning", metadata.tuning},

@@ -56,6 +56,12 @@ struct ResultRow {
 };
 
 // Host and run description written beside the rows.
+// The peaks of a multi-threaded run, over all its cores (harness/host/peak.h).
+struct ThreadPeaks {
+  double fp32_gflops = 0.0;
+  double bf16_gflops = 0.0;  // 0 where the run has none (as bf16_peak_gflops)
+};
+
 struct RunMetadata {
   std::string suite;
   std::vector<std::string> selected_cases;  // ids after --filter, before --shard, in suite order
@@ -75,7 +81,10 @@ struct RunMetadata {
   std::string date;          // ISO 8601, UTC
   std::string command_line;
   std::string hostname;
-  int threads = 1;
+  int threads = 1;                  // the most threads any row used
+  std::vector<int> thread_counts;   // every thread count the rows used; empty: {threads}
+  std::vector<int> cores;           // the cores of the most threads, thread i pinned to cores[i]
+  std::map<int, ThreadPeaks> peaks_by_threads;  // counts above 1; one core: peak_gflops
   std::string fill;
   std::string cache = "hot";  // hot or cold (see RunOptions)
   std::string tuning = "none";  // the tuning file the mlir schedules came from, or none

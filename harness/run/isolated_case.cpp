@@ -16,6 +16,8 @@
 #include <string>
 
 #include "harness/core/error.h"
+#include "harness/host/omp_threads.h"
+#include "harness/host/pinning.h"
 #include "harness/report/json_reader.h"
 #include "harness/report/json_writer.h"
 #include "harness/run/fatal_signal_report.h"
@@ -118,6 +120,14 @@ CaseRequest readCaseRequest(const std::string& line) {
   ::signal(SIGINT, SIG_IGN);
   ::signal(SIGTERM, SIG_IGN);
   reportFatalSignalsTo(reports);
+  try {
+    placeOpenMpThreads(coresForThreads(settings.threads));
+  } catch (const std::exception& error) {
+    std::string what = error.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    writeAll(reports, "error " + what + "\n");
+    ::_exit(3);
+  }
   warmUpBackends(backends);
   std::string pending;
   char buffer[4096];

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <regex>
@@ -14,6 +15,7 @@
 #include "harness/core/error.h"
 #include "harness/host/cache_info.h"
 #include "harness/host/clock.h"
+#include "harness/host/omp_threads.h"
 #include "harness/host/peak.h"
 #include "harness/host/pinning.h"
 #include "harness/report/csv_writer.h"
@@ -48,6 +50,36 @@ void writeJsonReports(const RunOptions& options, const RunSummary& summary) {
   if (!options.json_path.empty()) writeJsonFile(options.json_path, summary.metadata, summary.rows);
   if (!options.benchmark_json_path.empty())
     writeGbenchJsonFile(options.benchmark_json_path, summary.metadata, summary.rows);
+}
+
+// The backends of one thread count, and where their cases run.
+struct ThreadGroup {
+  std::vector<std::unique_ptr<Backend>> backends;
+  std::vector<Backend*> pointers;
+  CaseSettings settings;
+  std::optional<IsolatedCases> isolated;  // made at its first case
+  bool placed = false;                    // in process: its OpenMP threads are placed and warmed up
+};
+
+// A case's thread counts: its own, or the run's.
+std::vector<int> threadCountsOf(const SuiteCase& c, const RunOptions& options) {
+  if (c.threads > 0) return {c.threads};
+  return options.threads;
+}
+
+std::vector<ResultRow> runInGroup(ThreadGroup& group, const SuiteCase& c, const RunOptions& options,
+                                  const StageObserver& observe) {
+  if (options.isolate) {
+    // The worker places its OpenMP threads and warms its backends up as it starts.
+    if (!group.isolated) group.isolated.emplace(group.pointers, group.settings, IsolationSettings{options.case_timeout_s});
+    return group.isolated->run(c, observe);
+  }
+  if (!group.placed) {
+    placeOpenMpThreads(coresForThreads(group.settings.threads));
+    warmUpBackends(group.pointers);
+    group.placed = true;
+  }
+  return runCase(c, group.pointers, group.settings, observe);
 }
 
 bool isFailure(const ResultRow& row) {
@@ -86,10 +118,20 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
     throw Error(fmt::format("--filter '{}' matches no case of suite '{}'", options.filter, suite.name));
   const std::vector<SuiteCase> cases = options.shard ? casesOfShard(selected, *options.shard) : selected;
 
+  // Every thread count the run needs, refused before anything runs if the cores are too few.
+  const std::vector<int>& cores = usableCores();  // before the pinning below narrows the affinity
+  std::vector<int> thread_counts;
+  for (const SuiteCase& c : cases)
+    for (int threads : threadCountsOf(c, options))
+      if (std::find(thread_counts.begin(), thread_counts.end(), threads) == thread_counts.end())
+        thread_counts.push_back(threads);
+  if (thread_counts.empty()) thread_counts = options.threads;  // a shard without cases
+  std::sort(thread_counts.begin(), thread_counts.end());
+  for (int threads : thread_counts) coresForThreads(threads);
+
   BackendConfig config;
   config.isa = *isa;
   config.host = features;
-  config.threads = 1;
   config.mlir_schedule = options.mlir_schedule;
   config.kernel_cache_dir = options.kernel_cache_dir;
   const TuningSelection tuning = selectTuning(options.tuning, *isa, thisTuningHost(features, hostCacheSizes()));
@@ -97,17 +139,16 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   config.mlir_tuning_file = tuning.file;
   config.mlir_tuned_schedules = tuning.by_class;
 
-  // One core, pinned: the timings are single-core figures.
+  // Pinned: one thread on one core, or one per core (omp_threads.h).
   std::string pin_error;
-  if (!pinCurrentThreadToCpu(currentCpu(), &pin_error) && options.progress)
+  if (!pinCurrentThreadToCpu(cores.front(), &pin_error) && options.progress)
     std::cerr << "warning: cannot pin to one core: " << pin_error << "\n";
   const bool any_bf16 = std::any_of(cases.begin(), cases.end(),
                                     [](const SuiteCase& c) { return c.problem.dtype == DType::BF16; });
-  // The peaks that choose the bf16 route are the run's own, measured once.
+  // The peaks that choose the bf16 route are the run's own, measured once, per core.
   const Bf16RoutePeaks route_peaks = measureBf16RoutePeaks(*isa, any_bf16);
   config.fp32_fma_peak_gflops = route_peaks.fp32_fma_gflops;
   config.bf16_dot_peak_gflops = route_peaks.bf16_dot_gflops;
-  std::vector<std::unique_ptr<Backend>> backends = createBackends(options.backends, config);
 
   RunSummary summary;
   summary.metadata = collectRunMetadata(features);
@@ -116,7 +157,9 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   if (options.shard) summary.metadata.shard = toString(*options.shard);
   summary.cases = cases.size();
   summary.metadata.isa = std::string(toString(*isa));
-  summary.metadata.threads = config.threads;
+  summary.metadata.threads = thread_counts.back();
+  summary.metadata.thread_counts = thread_counts;
+  summary.metadata.cores = coresForThreads(thread_counts.back());
   summary.metadata.fill = std::string(toString(options.fill));
   summary.metadata.tuning = tuning.file.empty() ? "none" : tuning.file;
   summary.metadata.command_line = options.command_line;
@@ -124,7 +167,8 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   // From avx512 up the fp32 peak is that of ZMM FMAs, as the route's.
   summary.metadata.peak_gflops =
       route_peaks.fp32_fma_gflops > 0 ? route_peaks.fp32_fma_gflops : measureFp32PeakGflops(*isa);
-  switch (bf16PeakFor(*isa, any_bf16)) {
+  const Bf16Peak bf16_peak = bf16PeakFor(*isa, any_bf16);
+  switch (bf16_peak) {
     case Bf16Peak::Tiles:
       summary.metadata.bf16_peak_gflops = measureAmxBf16PeakGflops();
       summary.metadata.bf16_peak_instruction = "tdpbf16ps";
@@ -137,7 +181,15 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
     case Bf16Peak::None:
       break;
   }
-  for (const auto& backend : backends) summary.metadata.library_versions[backend->name()] = backend->version();
+  // Each thread count's own peaks: its cores measured at once (peak.h).
+  for (int threads : thread_counts) {
+    if (threads == 1) continue;
+    const std::vector<int> used = coresForThreads(threads);
+    ThreadPeaks& peaks = summary.metadata.peaks_by_threads[threads];
+    peaks.fp32_gflops = measureFp32PeakGflops(route_peaks.fp32_fma_gflops > 0 ? Isa::Avx512 : *isa, used);
+    if (bf16_peak == Bf16Peak::Tiles) peaks.bf16_gflops = measureAmxBf16PeakGflops(used);
+    if (bf16_peak == Bf16Peak::DotProduct) peaks.bf16_gflops = measureBf16DotPeakGflops(used);
+  }
 
   std::optional<CsvWriter> csv;
   if (!options.csv_path.empty()) csv.emplace(options.csv_path);
@@ -145,39 +197,54 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   const std::int64_t cold_rotation_bytes =
       options.cold_rotation_bytes > 0 ? options.cold_rotation_bytes : 2 * hostCacheSizes().last_level_bytes;
   summary.metadata.cache = std::string(toString(options.cache));
+
+  // One set of backends per thread count, each with its own worker.
+  std::map<int, ThreadGroup> groups;
+  for (int threads : thread_counts) {
+    ThreadGroup& group = groups[threads];
+    BackendConfig group_config = config;
+    group_config.threads = threads;
+    group.backends = createBackends(options.backends, group_config);
+    for (const auto& backend : group.backends) group.pointers.push_back(backend.get());
+    group.settings.suite = suite.name;
+    group.settings.isa = *isa;
+    group.settings.threads = threads;
+    group.settings.options = &options;
+    const auto peaks = summary.metadata.peaks_by_threads.find(threads);
+    group.settings.fp32_peak_gflops =
+        peaks == summary.metadata.peaks_by_threads.end() ? summary.metadata.peak_gflops : peaks->second.fp32_gflops;
+    group.settings.bf16_peak_gflops =
+        peaks == summary.metadata.peaks_by_threads.end() ? summary.metadata.bf16_peak_gflops : peaks->second.bf16_gflops;
+    group.settings.cold_rotation_bytes = cold_rotation_bytes;
+  }
+  for (const auto& backend : groups.begin()->second.backends)
+    summary.metadata.library_versions[backend->name()] = backend->version();
   writeJsonReports(options, summary);
 
-  CaseSettings settings;
-  settings.suite = suite.name;
-  settings.isa = *isa;
-  settings.threads = config.threads;
-  settings.options = &options;
-  settings.fp32_peak_gflops = summary.metadata.peak_gflops;
-  settings.bf16_peak_gflops = summary.metadata.bf16_peak_gflops;
-  settings.cold_rotation_bytes = cold_rotation_bytes;
-  std::vector<Backend*> case_backends;
-  for (const auto& backend : backends) case_backends.push_back(backend.get());
-  // The isolated cases' worker warms its backends up as it starts.
-  if (!options.isolate) warmUpBackends(case_backends);
-  ProgressBar progress(cases.size(), options.progress);
+  std::size_t rows_to_run = 0;
+  for (const SuiteCase& c : cases) rows_to_run += threadCountsOf(c, options).size();
+  ProgressBar progress(rows_to_run, options.progress);
   const InterruptScope interrupts;
-  std::optional<IsolatedCases> isolated;
-  if (options.isolate) isolated.emplace(case_backends, settings, IsolationSettings{options.case_timeout_s});
   for (std::size_t ci = 0; ci < cases.size() && !interruptRequested(); ++ci) {
     const SuiteCase& c = cases[ci];
-    const StageObserver show_progress = [&](std::size_t b, CaseStage stage, const ResultRow&) {
-      progress.show(b == kNoBackend ? fmt::format("{}: {}", c.id, toString(stage))
-                                    : fmt::format("{} {}: {}", c.id, case_backends[b]->name(), toString(stage)));
-    };
-    std::vector<ResultRow> case_rows =
-        isolated ? isolated->run(c, show_progress) : runCase(c, case_backends, settings, show_progress);
-    for (ResultRow& row : case_rows) {
-      if (isFailure(row)) ++summary.failures;
-      if (csv) csv->write(row);
-      summary.rows.push_back(std::move(row));
+    for (int threads : threadCountsOf(c, options)) {
+      if (interruptRequested()) break;
+      ThreadGroup& group = groups.at(threads);
+      const StageObserver show_progress = [&](std::size_t b, CaseStage stage, const ResultRow&) {
+        const std::string on = threads > 1 ? fmt::format(" ({} threads)", threads) : "";
+        progress.show(b == kNoBackend
+                          ? fmt::format("{}{}: {}", c.id, on, toString(stage))
+                          : fmt::format("{}{} {}: {}", c.id, on, group.pointers[b]->name(), toString(stage)));
+      };
+      std::vector<ResultRow> case_rows = runInGroup(group, c, options, show_progress);
+      for (ResultRow& row : case_rows) {
+        if (isFailure(row)) ++summary.failures;
+        if (csv) csv->write(row);
+        summary.rows.push_back(std::move(row));
+      }
+      writeJsonReports(options, summary);
+      progress.caseDone();
     }
-    writeJsonReports(options, summary);
-    progress.caseDone();
   }
   summary.interrupted = interruptRequested();
   return summary;

@@ -22,6 +22,9 @@ struct RunOptions {
   std::string mlir_schedule;          // empty: tuned or analytic (see tuning)
   std::string tuning = "auto";        // --tuning: FILE, none or auto (tuning_selection.h)
   std::string kernel_cache_dir;       // mlir's kernel cache; empty: off
+  // Each case is run at each of these thread counts (one thread per core), but
+  // for a case whose suite sets its own.
+  std::vector<int> threads = {1};
   std::string filter;                 // regex on case ids; empty: all
   std::optional<Shard> shard;         // run only this shard of the filtered cases
   TimingOptions timing;
@@ -39,7 +42,7 @@ struct RunOptions {
   // last-level cache) are used in turn.
   CacheMode cache = CacheMode::Hot;
   std::int64_t cold_rotation_bytes = 0;
-  // Each case in a child process (isolated_case.h): a crashing or hanging kernel
+  // Cases in a worker process (isolated_case.h): a crashing or hanging kernel
   // costs its own row. Off: in process, for a debugger or a profiler.
   bool isolate = true;
   double case_timeout_s = 600.0;  // per case, isolated only; 0: none

@@ -12,7 +12,8 @@ namespace nkbench {
 struct SuiteCase {
   std::string id;
   Problem problem;
-  int line = 0;  // 1-based line of the case in its file
+  int line = 0;     // 1-based line of the case in its file
+  int threads = 0;  // the case's own thread count; 0: the run's (--threads)
 };
 
 struct Suite {

@@ -34,8 +34,10 @@ constexpr std::int64_t kMaxOperandBytes = std::int64_t{8} << 30;
 constexpr std::array<std::string_view, 4> kTopLevelKeys = {"suite", "description", "defaults",
                                                            "cases"};
 constexpr std::array<std::string_view, 5> kDefaultsKeys = {"kind", "dtype", "c_dtype", "batch", "beta"};
-constexpr std::array<std::string_view, 10> kCaseKeys = {"id",    "kind", "m",     "n",    "k",
-                                                        "shape", "batch", "beta", "dtype", "c_dtype"};
+constexpr std::array<std::string_view, 11> kCaseKeys = {"id",    "kind", "m",     "n",     "k",      "shape",
+                                                        "batch", "beta", "dtype", "c_dtype", "threads"};
+// A case's own thread count; whether the machine has the cores is the run's to say.
+constexpr std::int64_t kMaxThreads = 1024;
 // Extend together with DType: the error for an unknown dtype lists these.
 constexpr std::array<DType, 2> kAllDTypes = {DType::F32, DType::BF16};
 constexpr std::array<OpKind, 2> kAllKinds = {OpKind::Brgemm, OpKind::Gemm};
@@ -407,6 +409,7 @@ class SuiteParser {
     if (const Entry* entry = find("beta")) accumulate = parseBeta(*entry, false);
     if (batch) problem.batch = batch->value;
     if (accumulate) problem.accumulate = accumulate->value;
+    if (const Entry* entry = find("threads")) result.threads = int(requireInRange(*entry, "threads", kMaxThreads));
 
     if (problem.kind == OpKind::Gemm) {
       if (problem.batch != 1) {

@@ -57,23 +57,29 @@ class BlockedGemmOf {
 
   // Calls block_kernel(a_blocks, b_blocks, c_block) once per C block, in the
   // block order; the kernel computes c_block = sum over kBlocks() of A block *
-  // B block (beta 0), in CElement.
+  // B block (beta 0), in CElement. With `threads` > 1 the C blocks, which are
+  // independent, are shared out among that many OpenMP threads, each a
+  // contiguous run of the block order (thread 0 the first), so that each
+  // thread keeps its A (or B) panels as the serial order would.
   template <class BlockKernel>
-  void compute(BlockKernel&& block_kernel) {
+  void compute(BlockKernel&& block_kernel, int threads = 1) {
     const std::int64_t a_panel = kb_ * blocking_.bm * blocking_.bk;
     const std::int64_t b_panel = kb_ * blocking_.bk * blocking_.bn;
     const std::int64_t c_block = blocking_.bm * blocking_.bn;
-    auto call = [&](std::int64_t i, std::int64_t j) {
+    const bool n_outer = order_ == BlockOrder::NBlocksOuter;
+    auto call = [&](std::int64_t index) {
+      const std::int64_t i = n_outer ? index % mb_ : index / nb_;
+      const std::int64_t j = n_outer ? index / mb_ : index % nb_;
       block_kernel(packed_a_.data() + i * a_panel, packed_b_.data() + j * b_panel,
                    blocked_c_.data() + (i * nb_ + j) * c_block);
     };
-    if (order_ == BlockOrder::NBlocksOuter) {
-      for (std::int64_t j = 0; j < nb_; ++j)
-        for (std::int64_t i = 0; i < mb_; ++i) call(i, j);
+    const std::int64_t blocks = mb_ * nb_;
+    if (threads > 1) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (std::int64_t index = 0; index < blocks; ++index) call(index);
       return;
     }
-    for (std::int64_t i = 0; i < mb_; ++i)
-      for (std::int64_t j = 0; j < nb_; ++j) call(i, j);
+    for (std::int64_t index = 0; index < blocks; ++index) call(index);
   }
 
   const GemmBlocking& blocking() const { return blocking_; }

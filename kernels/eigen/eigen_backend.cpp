@@ -6,6 +6,7 @@
 
 #include "harness/core/error.h"
 #include "harness/core/aligned_buffer.h"
+#include "kernels/common/thread_split.h"
 #include "kernels/eigen/eigen_products.h"
 #include "reference/bf16.h"
 
@@ -18,8 +19,8 @@ std::string eigenVersion() {
 
 class EigenKernel final : public Kernel {
  public:
-  EigenKernel(const Problem& problem, const Operands& operands)
-      : problem_(problem), operands_(operands) {
+  EigenKernel(const Problem& problem, const Operands& operands, int threads)
+      : problem_(problem), operands_(operands), threads_(threads) {
     const char* shape = problem.kind == OpKind::Gemm ? "GEMM" : "GEMM x batch";
     info_.implementation =
         fmt::format("Eigen {} {} (compiled ISA: {})", eigenVersion(), shape, eigen::compiledIsa());
@@ -47,14 +48,14 @@ class EigenKernel final : public Kernel {
     const float* b = wide ? b_wide_.data() : operands_.bAs<float>();
     if (problem_.c_dtype != DType::BF16) {
       eigen::batchedProduct(a, b, operands_.cAs<float>(), problem_.m, problem_.n, problem_.k, problem_.batch,
-                            problem_.accumulate);
+                            problem_.accumulate, threads_);
       return;
     }
     // A bf16 C is widened (beta 1), accumulated in f32 and rounded once.
     BFloat16* c = operands_.cAs<BFloat16>();
     if (problem_.accumulate) toFloat(c, c_wide_.size(), c_wide_.data());
     eigen::batchedProduct(a, b, c_wide_.data(), problem_.m, problem_.n, problem_.k, problem_.batch,
-                          problem_.accumulate);
+                          problem_.accumulate, threads_);
     toBFloat16(c_wide_.data(), c_wide_.size(), c);
   }
 
@@ -68,6 +69,7 @@ class EigenKernel final : public Kernel {
 
   Problem problem_;
   Operands operands_;
+  int threads_;
   FloatBuffer a_wide_, b_wide_;  // bf16 problems: A and B as f32
   FloatBuffer c_wide_;           // bf16 C: the f32 sum
   KernelInfo info_;
@@ -86,15 +88,14 @@ class EigenBackend final : public Backend {
     if (problem.dtype != DType::F32 && problem.dtype != DType::BF16)
       return fmt::format("eigen: {} is not supported yet", toString(problem.dtype));
     if (problem.kind == OpKind::Gemm && problem.batch != 1) return "eigen gemm needs batch 1";
-    // Built without OpenMP, Eigen's GEMM is single-threaded.
-    if (config_.threads != 1)
-      return fmt::format("eigen runs single-threaded ({} threads requested)", config_.threads);
-    return std::nullopt;
+    // Eigen splits a product among threads only where it is large: a BRGEMM's
+    // small products would run on one thread, unsaid.
+    return brgemmThreadsUnsupported(name(), problem, config_.threads);
   }
 
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
-    return std::make_unique<EigenKernel>(problem, operands);
+    return std::make_unique<EigenKernel>(problem, operands, config_.threads);
   }
 
  private:

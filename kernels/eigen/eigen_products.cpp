@@ -10,7 +10,8 @@ using MatrixMap = Eigen::Map<RowMajorMatrix>;
 }  // namespace
 
 void batchedProduct(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,
-                    std::int64_t k, std::int64_t batch, bool accumulate) {
+                    std::int64_t k, std::int64_t batch, bool accumulate, int threads) {
+  Eigen::setNbThreads(threads);
   MatrixMap c_map(c, m, n);
   for (std::int64_t index = 0; index < batch; ++index) {
     ConstMatrixMap a_map(a + index * m * k, m, k);

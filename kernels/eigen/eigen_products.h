@@ -8,8 +8,9 @@ namespace nkbench::eigen {
 
 // C (m x n) = beta*C + sum over batch of A_b (m x k) * B_b (k x n), dense row-major,
 // batch strides m*k and k*n; beta is 0 or 1. With beta 0, C is never read.
+// Each product on `threads` threads (Eigen's own OpenMP split of a product).
 void batchedProduct(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,
-                    std::int64_t k, std::int64_t batch, bool accumulate);
+                    std::int64_t k, std::int64_t batch, bool accumulate, int threads);
 
 // The vector ISA Eigen's kernels were compiled for, e.g. "avx2+fma".
 const char* compiledIsa();

@@ -101,10 +101,13 @@ class FaultyKernel final : public Kernel {
 
 class FaultyBackend final : public Backend {
  public:
-  explicit FaultyBackend(std::optional<FaultPlan> plan) : plan_(std::move(plan)) {}
+  FaultyBackend(std::optional<FaultPlan> plan, int threads) : plan_(std::move(plan)), threads_(threads) {}
   std::string name() const override { return "faulty"; }
   std::string version() const override { return "test"; }
-  std::optional<std::string> unsupportedReason(const Problem&) const override { return std::nullopt; }
+  std::optional<std::string> unsupportedReason(const Problem&) const override {
+    if (threads_ > 1) return "faulty: its plain loop runs on one thread";
+    return std::nullopt;
+  }
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     std::optional<FaultPlan> plan;
     if (plan_ && (plan_->problem_regex.empty() || std::regex_search(problem.describe(), std::regex(plan_->problem_regex))))
@@ -115,6 +118,7 @@ class FaultyBackend final : public Backend {
 
  private:
   std::optional<FaultPlan> plan_;
+  int threads_;
 };
 
 }  // namespace
@@ -149,9 +153,9 @@ FaultPlan parseFaultPlan(const std::string& spec) {
   return plan;
 }
 
-std::unique_ptr<Backend> makeFaultyBackend(const BackendConfig&) {
+std::unique_ptr<Backend> makeFaultyBackend(const BackendConfig& config) {
   const char* spec = std::getenv("NKBENCH_FAULTY");
-  return std::make_unique<FaultyBackend>(spec ? std::optional(parseFaultPlan(spec)) : std::nullopt);
+  return std::make_unique<FaultyBackend>(spec ? std::optional(parseFaultPlan(spec)) : std::nullopt, config.threads);
 }
 
 }  // namespace nkbench

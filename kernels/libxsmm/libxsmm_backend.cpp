@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "kernels/common/blocked_gemm.h"
+#include "kernels/common/thread_split.h"
 #include "kernels/libxsmm/libxsmm_bf16.h"
 #endif
 
@@ -120,8 +121,9 @@ class LibxsmmBrgemmKernel final : public Kernel {
 
 class LibxsmmGemmKernel final : public Kernel {
  public:
-  LibxsmmGemmKernel(const Problem& problem, const Operands& operands, const libxsmm::Target& target)
+  LibxsmmGemmKernel(const Problem& problem, const Operands& operands, const libxsmm::Target& target, int threads)
       : operands_(operands),
+        threads_(threads),
         blocked_(problem, gemmBlocking(problem)),
         k_blocks_(static_cast<unsigned long long>(blocked_.kBlocks())),
         block_kernel_(dispatchRowMajorBrgemm(blocked_.blockProblem())) {
@@ -134,9 +136,11 @@ class LibxsmmGemmKernel final : public Kernel {
   void pack() override { blocked_.pack(operands_.aAs<float>(), operands_.bAs<float>()); }
 
   void compute() override {
-    blocked_.compute([this](const float* a_blocks, const float* b_blocks, float* c_block) {
-      block_kernel_(b_blocks, a_blocks, c_block, &k_blocks_);
-    });
+    blocked_.compute(
+        [this](const float* a_blocks, const float* b_blocks, float* c_block) {
+          block_kernel_(b_blocks, a_blocks, c_block, &k_blocks_);
+        },
+        threads_);
   }
 
   void unpack() override { blocked_.unpack(operands_.cAs<float>()); }
@@ -144,6 +148,7 @@ class LibxsmmGemmKernel final : public Kernel {
 
  private:
   Operands operands_;
+  int threads_;
   BlockedGemm blocked_;
   unsigned long long k_blocks_;
   libxsmm_smmfunction_reducebatch_strd block_kernel_;
@@ -164,9 +169,7 @@ class LibxsmmBackend final : public Backend {
     if (problem.dtype != DType::F32 && problem.dtype != DType::BF16)
       return fmt::format("libxsmm: {} is not supported yet", toString(problem.dtype));
     if (problem.c_dtype == DType::BF16 && problem.dtype != DType::BF16) return "libxsmm: a bf16 C needs bf16 A and B";
-    if (config_.threads != 1)
-      return fmt::format("libxsmm kernels run single-threaded ({} threads requested)",
-                         config_.threads);
+    if (auto reason = brgemmThreadsUnsupported("libxsmm", problem, config_.threads)) return reason;
     const int wanted_id = std::min(target_.detected_id, targetArchId(config_.isa));
     if (wanted_id != target_.id)
       return fmt::format("libxsmm's target is fixed per process at {} and cannot follow the {} cap",
@@ -190,9 +193,9 @@ class LibxsmmBackend final : public Backend {
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
     if (problem.dtype == DType::BF16)
-      return libxsmm::makeBf16Kernel(problem, operands, target_.target);
+      return libxsmm::makeBf16Kernel(problem, operands, target_.target, config_.threads);
     if (problem.kind == OpKind::Gemm)
-      return std::make_unique<LibxsmmGemmKernel>(problem, operands, target_.target);
+      return std::make_unique<LibxsmmGemmKernel>(problem, operands, target_.target, config_.threads);
     return std::make_unique<LibxsmmBrgemmKernel>(problem, operands, target_.target);
   }
 

@@ -132,8 +132,9 @@ class Bf16BrgemmKernel final : public Kernel {
 template <class CElement>
 class Bf16GemmKernel final : public Kernel {
  public:
-  Bf16GemmKernel(const Problem& problem, const Operands& operands, const Target& target)
+  Bf16GemmKernel(const Problem& problem, const Operands& operands, const Target& target, int threads)
       : operands_(operands),
+        threads_(threads),
         blocked_(problem, gemmBlocking(problem), BLayout::VnniPairs),
         k_blocks_(static_cast<unsigned long long>(blocked_.kBlocks())),
         block_kernel_(dispatchOrThrow<CElement>(blocked_.blockProblem(), target.name)) {
@@ -147,9 +148,11 @@ class Bf16GemmKernel final : public Kernel {
   void pack() override { blocked_.pack(operands_.aAs<BFloat16>(), operands_.bAs<BFloat16>()); }
 
   void compute() override {
-    blocked_.compute([this](const BFloat16* a_blocks, const BFloat16* b_blocks, CElement* c_block) {
-      block_kernel_(words(b_blocks), words(a_blocks), words(c_block), &k_blocks_);
-    });
+    blocked_.compute(
+        [this](const BFloat16* a_blocks, const BFloat16* b_blocks, CElement* c_block) {
+          block_kernel_(words(b_blocks), words(a_blocks), words(c_block), &k_blocks_);
+        },
+        threads_);
   }
 
   void unpack() override { blocked_.unpack(operands_.cAs<CElement>()); }
@@ -157,6 +160,7 @@ class Bf16GemmKernel final : public Kernel {
 
  private:
   Operands operands_;
+  int threads_;
   BlockedGemmOf<BFloat16, CElement> blocked_;
   unsigned long long k_blocks_;
   Bf16Brgemm<CElement> block_kernel_;
@@ -164,8 +168,10 @@ class Bf16GemmKernel final : public Kernel {
 };
 
 template <class CElement>
-std::unique_ptr<Kernel> makeBf16KernelFor(const Problem& problem, const Operands& operands, const Target& target) {
-  if (problem.kind == OpKind::Gemm) return std::make_unique<Bf16GemmKernel<CElement>>(problem, operands, target);
+std::unique_ptr<Kernel> makeBf16KernelFor(const Problem& problem, const Operands& operands, const Target& target,
+                                          int threads) {
+  if (problem.kind == OpKind::Gemm)
+    return std::make_unique<Bf16GemmKernel<CElement>>(problem, operands, target, threads);
   return std::make_unique<Bf16BrgemmKernel<CElement>>(problem, operands, target);
 }
 
@@ -183,9 +189,10 @@ std::optional<std::string> bf16Unsupported(const Problem& problem, const std::st
   return std::nullopt;
 }
 
-std::unique_ptr<Kernel> makeBf16Kernel(const Problem& problem, const Operands& operands, const Target& target) {
-  if (problem.c_dtype == DType::BF16) return makeBf16KernelFor<BFloat16>(problem, operands, target);
-  return makeBf16KernelFor<float>(problem, operands, target);
+std::unique_ptr<Kernel> makeBf16Kernel(const Problem& problem, const Operands& operands, const Target& target,
+                                       int threads) {
+  if (problem.c_dtype == DType::BF16) return makeBf16KernelFor<BFloat16>(problem, operands, target, threads);
+  return makeBf16KernelFor<float>(problem, operands, target, threads);
 }
 
 }  // namespace nkbench::libxsmm

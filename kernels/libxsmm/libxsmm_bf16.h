@@ -27,6 +27,8 @@ inline std::string isaUsed(std::optional<Isa> level) { return level ? std::strin
 // bf16 shares with f32 (batch 1 for gemm, threads, target) are the caller's.
 std::optional<std::string> bf16Unsupported(const Problem& problem, const std::string& target);
 
-std::unique_ptr<Kernel> makeBf16Kernel(const Problem& problem, const Operands& operands, const Target& target);
+// `threads`: a GEMM's C blocks are shared out among them (blocked_gemm.h).
+std::unique_ptr<Kernel> makeBf16Kernel(const Problem& problem, const Operands& operands, const Target& target,
+                                       int threads);
 
 }  // namespace nkbench::libxsmm

@@ -10,6 +10,7 @@
 #include "harness/host/cache_info.h"
 #include "kernels/common/blocked_gemm.h"
 #include "kernels/common/row_panels.h"
+#include "kernels/common/thread_split.h"
 #include "kernels/mlir/amx/amx_payload_ir.h"
 #include "kernels/mlir/amx/tile_emulator.h"
 #include "kernels/mlir/amx/tile_state.h"
@@ -150,13 +151,16 @@ class F32ABrgemmKernel final : public Kernel {
 template <class Gemm>
 class GemmKernel final : public Kernel {
  public:
-  GemmKernel(std::shared_ptr<CompiledKernel> compiled, Gemm gemm, Operands operands, KernelInfo info)
-      : calls_(std::move(compiled)), gemm_(std::move(gemm)), operands_(operands), info_(std::move(info)) {}
+  GemmKernel(std::shared_ptr<CompiledKernel> compiled, Gemm gemm, Operands operands, KernelInfo info, int threads)
+      : calls_(std::move(compiled)), gemm_(std::move(gemm)), operands_(operands), info_(std::move(info)),
+        threads_(threads) {}
   void pack() override {
     gemm_.pack(operands_.aAs<typename Gemm::Input>(), operands_.bAs<typename Gemm::Input>());
   }
-  // One configuration for all the block calls.
-  void compute() override { calls_.run([&](mlir_backend::KernelFunction kernel) { gemm_.compute(kernel); }); }
+  // One configuration for all the block calls (tile kernels run on one thread).
+  void compute() override {
+    calls_.run([&](mlir_backend::KernelFunction kernel) { gemm_.compute(kernel, threads_); });
+  }
   void unpack() override { gemm_.unpack(operands_.cAs<typename Gemm::Output>()); }
   void finishCalls() override { calls_.finish(); }
   const KernelInfo& info() const override { return info_; }
@@ -166,6 +170,7 @@ class GemmKernel final : public Kernel {
   Gemm gemm_;
   Operands operands_;
   KernelInfo info_;
+  int threads_;
 };
 
 class MlirBackend final : public Backend {
@@ -182,6 +187,15 @@ class MlirBackend final : public Backend {
   std::string version() const override { return "MLIR " LLVM_VERSION_STRING; }
 
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
+    if (auto reason = brgemmThreadsUnsupported(name(), problem, config_.threads)) return reason;
+    if (auto reason = kernelUnsupported(problem)) return reason;
+    if (config_.threads > 1 && routeFor(problem).schedule.nanokernel == NanokernelKind::AmxTile)
+      return "mlir: the tile kernels load their tile configuration on one thread; run them with --threads 1";
+    return std::nullopt;
+  }
+
+  // Whether a kernel for `problem` can be made at all, whatever the threads.
+  std::optional<std::string> kernelUnsupported(const Problem& problem) const {
     std::optional<RouteChoice> route;
     try {
       route = routeFor(problem);
@@ -234,7 +248,7 @@ class MlirBackend final : public Backend {
     for (DType dtype : {DType::F32, DType::BF16}) {
       tiny.dtype = dtype;
       const RouteChoice route = routeFor(tiny);
-      if (route.schedule.nanokernel == NanokernelKind::AmxTile || unsupportedReason(tiny)) continue;
+      if (route.schedule.nanokernel == NanokernelKind::AmxTile || kernelUnsupported(tiny)) continue;
       compiler_.compile(mlir_backend::kernelProblemFor(tiny, route.schedule, caches_), route.schedule, lowering_);
     }
   }
@@ -347,7 +361,7 @@ class MlirBackend final : public Backend {
                                      b.bk, gemm.kBlocks())
                        : fmt::format("A,B -> {}x{}x{} blocks, brgemm batch {}", b.bm, b.bn, b.bk, gemm.kBlocks());
     if (route.schedule.nanokernel == NanokernelKind::Bf16F32AFma) info.packing.insert(0, "A -> f32, ");
-    return std::make_unique<GemmKernel<Gemm>>(compiled, std::move(gemm), operands, std::move(info));
+    return std::make_unique<GemmKernel<Gemm>>(compiled, std::move(gemm), operands, std::move(info), config_.threads);
   }
 
   // Kernels are cached per run: GEMM cases share their block kernels.

@@ -1,0 +1,79 @@
+// Multi-threaded runs: --threads as a count or a list, one thread per core,
+// GEMMs sharing out their C blocks, BRGEMMs skipped with the reason, peaks of
+// the cores used, and the refusal of more threads than cores.
+#include <gtest/gtest.h>
+#include <sched.h>
+
+#include <set>
+
+#include "tests/cli/cli_test_support.h"
+
+namespace {
+
+using namespace cli_test;
+
+int usableCoreCount() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+constexpr const char* kCases =
+    "  - {id: gemm, kind: gemm, shape: [96, 80, 64]}\n"
+    "  - {id: block, kind: brgemm, shape: [16, 32, 16], batch: 2}\n";
+
+TEST(Threads, EachCaseRunsAtEachCountAndGemmsShareTheirBlocks) {
+  if (usableCoreCount() < 2) GTEST_SKIP() << "one core";
+  const SuiteRun run = runCases("threads-list", kCases, "--backends mlir,libxsmm,onednn --threads 1,2");
+  ASSERT_EQ(run.outcome.exit_code, 0) << run.outcome.output;
+  EXPECT_NE(run.outcome.output.find("gemm (2 threads)"), std::string::npos) << run.outcome.output;
+  const nlohmann::json report = readReport(run.json);
+  const nlohmann::json& metadata = report.at("metadata");
+  EXPECT_EQ(metadata.at("threads"), 2);
+  EXPECT_EQ(metadata.at("thread_counts"), nlohmann::json::array({1, 2}));
+  ASSERT_EQ(metadata.at("cores").size(), 2u);
+  EXPECT_NE(metadata.at("cores")[0], metadata.at("cores")[1]);
+  // Two cores' peak, each measured at once: more than one core's.
+  EXPECT_GT(metadata.at("peaks_by_threads").at("2").at("fp32").get<double>(), metadata.at("peak_gflops").get<double>());
+  std::set<std::pair<std::string, int>> seen;
+  for (const nlohmann::json& row : report.at("rows")) {
+    const int threads = row.at("threads");
+    seen.insert({row.at("case").get<std::string>(), threads});
+    const bool parallel_brgemm = row.at("kind") == "brgemm" && threads == 2 && row.at("backend") != "onednn";
+    if (parallel_brgemm) {
+      EXPECT_EQ(row.at("status"), "skipped") << row.dump();
+      EXPECT_NE(row.at("note").get<std::string>().find("a BRGEMM is one C block"), std::string::npos) << row.dump();
+    } else {
+      EXPECT_EQ(row.at("status"), "passed") << row.dump();
+    }
+  }
+  EXPECT_EQ(seen.size(), 4u);
+}
+
+TEST(Threads, ACaseMaySetItsOwnCount) {
+  if (usableCoreCount() < 2) GTEST_SKIP() << "one core";
+  const SuiteRun run = runCases("threads-own", "  - {id: gemm, kind: gemm, shape: [64, 64, 64], threads: 2}\n",
+                                "--backends mlir");
+  ASSERT_EQ(run.outcome.exit_code, 0) << run.outcome.output;
+  const nlohmann::json report = readReport(run.json);
+  ASSERT_EQ(report.at("rows").size(), 1u);
+  EXPECT_EQ(report.at("rows")[0].at("threads"), 2);
+  EXPECT_EQ(report.at("rows")[0].at("status"), "passed");
+}
+
+TEST(Threads, MoreThreadsThanCoresAreRefusedInOneLine) {
+  const int too_many = usableCoreCount() + 1;
+  const Outcome run = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --threads " +
+                                 std::to_string(too_many) + " " + kQuick);
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("--threads " + std::to_string(too_many) + ": this process may use"), std::string::npos)
+      << run.output;
+  for (const char* bad : {"0", "1,1", "two", "1,", "2000"}) {
+    const Outcome refused = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --threads " + bad + " " +
+                                       kQuick);
+    EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.output;
+    EXPECT_NE(refused.output.find("--threads"), std::string::npos) << refused.output;
+  }
+}
+
+}  // namespace
