@@ -77,7 +77,7 @@ class RunIndex {
 
  private:
   static std::string caseKey(const StoredRow& row) {
-    return fmt::format("{} {} {} {}", row.case_id, row.dtype, row.c_dtype, row.isa);
+    return fmt::format("{} {} {} {} {}", row.case_id, row.dtype, row.c_dtype, row.isa, row.threads);
   }
   std::map<std::string, const StoredRow*> by_key_;
   std::map<std::string, const StoredRow*> reference_;

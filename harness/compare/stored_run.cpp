@@ -19,6 +19,7 @@ StoredRow storedRowOf(const ResultRow& row) {
   stored.c_dtype = std::string(toString(problem.c_dtype));
   stored.isa = row.isa;
   stored.isa_used = row.isa_used;
+  stored.threads = row.threads;
   stored.status = std::string(toString(row.status));
   stored.note = row.note;
   stored.problem = fmt::format("{} {}x{}x{} b{} beta={}", toString(problem.kind), problem.m, problem.n, problem.k,
@@ -34,7 +35,8 @@ std::string orUnknown(const std::string& text, const char* unknown) { return tex
 
 std::string StoredRow::key() const {
   const std::string type = c_dtype == "f32" ? dtype : dtype + "->" + c_dtype;
-  return fmt::format("{} {} {} {}", case_id, backend, type, isa);
+  const std::string threads_part = threads > 1 ? fmt::format(" {} threads", threads) : "";
+  return fmt::format("{} {} {} {}{}", case_id, backend, type, isa, threads_part);
 }
 
 StoredRun loadStoredRun(const std::filesystem::path& path) { return storedRunOf(readJsonReport(path), path.string()); }

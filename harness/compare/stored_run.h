@@ -17,13 +17,15 @@ struct StoredRow {
   std::string c_dtype;  // "f32" when the report predates the column
   std::string isa;
   std::string isa_used; // level the backend's code used; empty when unknown (older reports) or not prepared
+  int threads = 1;
   std::string problem;  // "brgemm 64x64x64 b32 beta=1": tells a changed case from the same one
   std::string status;   // passed, failed, mistrusted, skipped, error
   std::string note;
   std::optional<double> median_ms;  // passed rows only
   std::vector<double> samples_ms;   // per-repetition call times in run order; empty in older reports
 
-  // "case backend dtype->c_dtype isa": what a row is matched by across runs.
+  // "case backend dtype->c_dtype isa", then "N threads" above one: what a row
+  // is matched by across runs.
   std::string key() const;
   bool passed() const { return status == "passed"; }
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <set>
 
 #include "harness/core/error.h"
@@ -83,21 +84,21 @@ std::vector<std::string> pathsOf(const std::vector<Part>& parts) {
   return paths;
 }
 
-// Rows of all shards, each (case, backend) once, in the order of the selected cases.
+// Rows of all shards, each (case, backend, threads) once, in the order of the selected cases.
 std::vector<ResultRow> rowsInSuiteOrder(const std::vector<Part>& parts, const std::vector<std::string>& selected) {
   std::map<std::string, std::size_t> position;
   for (std::size_t i = 0; i < selected.size(); ++i) position.emplace(selected[i], i);
-  std::map<std::pair<std::string, std::string>, std::string> seen_in;
+  std::map<std::tuple<std::string, std::string, int>, std::string> seen_in;
   std::vector<ResultRow> rows;
   for (const Part& part : parts)
     for (const ResultRow& row : part.report->report.rows) {
       const std::string& path = part.report->path;
       if (!position.count(row.case_id))
         throw Error(fmt::format("{}: row '{} {}' is of a case its run did not select", path, row.case_id, row.backend));
-      const auto [it, inserted] = seen_in.emplace(std::pair(row.case_id, row.backend), path);
+      const auto [it, inserted] = seen_in.emplace(std::tuple(row.case_id, row.backend, row.threads), path);
       if (!inserted)
-        throw Error(fmt::format("row '{} {}' appears twice: in {} and in {}", row.case_id, row.backend, it->second,
-                                path));
+        throw Error(fmt::format("row '{} {}{}' appears twice: in {} and in {}", row.case_id, row.backend,
+                                row.threads > 1 ? fmt::format(" ({} threads)", row.threads) : "", it->second, path));
       rows.push_back(row);
     }
   std::stable_sort(rows.begin(), rows.end(), [&position](const ResultRow& a, const ResultRow& b) {

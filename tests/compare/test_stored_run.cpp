@@ -74,6 +74,18 @@ TEST(StoredRun, ReadsWhatTheJsonWriterWrites) {
   EXPECT_NE(run.origin.find("abc123"), std::string::npos);
 }
 
+// A run at several thread counts has a row per count: the count is part of the key.
+TEST(StoredRun, RowsOfMoreThreadsAreKeyedApart) {
+  const fs::path path = tempFile("threads.json", "");
+  ResultRow two = writtenRow("mlir");
+  two.threads = 2;
+  writeJsonFile(path, RunMetadata{}, {writtenRow("mlir"), two});
+  const StoredRun run = loadStoredRun(path);
+  ASSERT_EQ(run.rows.size(), 2u);
+  EXPECT_EQ(run.rows[0].key(), "bf16-c mlir bf16->bf16 avx512-bf16");
+  EXPECT_EQ(run.rows[1].key(), "bf16-c mlir bf16->bf16 avx512-bf16 2 threads");
+}
+
 TEST(StoredRun, OlderReportsWithoutCDtypeOrSamplesLoad) {
   const fs::path path = tempFile("old.json", R"({"rows": [{"case": "a", "kind": "gemm", "dtype": "f32", "m": 1,
       "n": 2, "k": 3, "batch": 1, "beta": 0, "isa": "avx2", "backend": "mlir", "status": "passed",
