@@ -3,9 +3,12 @@
 
   /usr/bin/python3 scripts/plot_results.py RESULTS.json [MORE.json|.csv ...] --out DIR [--format png,svg]
 
-For each (type, ISA) in the input, writes into DIR: GFLOPS per case with the measured peak
-(gflops-*), speed relative to libxsmm with geometric means (ratio-*), compile / JIT cost per
-backend (compile-*), the mlir vs mlir-default nanokernel ablation (ablation-*), and ratios.md.
+For each (type, ISA, thread count) in the input, writes into DIR: GFLOPS per case with the
+measured peak of the cores used (gflops-*), speed relative to libxsmm with geometric means
+(ratio-*), compile / JIT cost per backend (compile-*), the mlir vs mlir-default nanokernel
+ablation (ablation-*), and ratios.md; where a (type, ISA) ran at several thread counts, the
+speed-up over the fewest threads against the ideal (scaling-*). Groups of more than one thread
+have '-Nt' in their file names.
 Bad input is one line on stderr and exit status 2.
 """
 

@@ -1,4 +1,4 @@
-"""Splits rows into one group per (type, ISA): each group becomes one set of figures."""
+"""Splits rows into one group per (type, ISA, thread count): each group becomes one set of figures."""
 
 from dataclasses import dataclass, field
 from typing import Optional
@@ -11,6 +11,7 @@ class GroupKey:
     dtype: str
     c_dtype: str
     isa: str
+    threads: int = 1
 
     @property
     def type_label(self) -> str:
@@ -19,13 +20,19 @@ class GroupKey:
 
     @property
     def label(self) -> str:
-        return f"{self.type_label}, {self.isa}"
+        threads = f", {self.threads} threads" if self.threads > 1 else ""
+        return f"{self.type_label}, {self.isa}{threads}"
 
     @property
     def slug(self) -> str:
-        """File-name part, e.g. 'f32-avx512-bf16' or 'bf16-cbf16-avx512-bf16'."""
+        """File-name part, e.g. 'f32-avx512-bf16', 'bf16-cbf16-avx512-bf16' or 'f32-avx512-2t'."""
         type_part = self.dtype if self.c_dtype == "f32" else f"{self.dtype}-c{self.c_dtype}"
-        return f"{type_part}-{self.isa}"
+        threads = f"-{self.threads}t" if self.threads > 1 else ""
+        return f"{type_part}-{self.isa}{threads}"
+
+    @property
+    def of_one_thread(self) -> "GroupKey":
+        return GroupKey(self.dtype, self.c_dtype, self.isa)
 
 
 @dataclass(frozen=True, order=True)
@@ -68,19 +75,25 @@ class ResultGroup:
 
     @property
     def threads(self) -> list[int]:
-        counts = {row.threads for row in self.rows.values()} | {run.threads for run in self.runs}
-        return sorted(count for count in counts if count is not None)
+        """The thread counts of the rows; a run's default where rows do not say (CSV)."""
+        counts = {row.threads for row in self.rows.values() if row.threads is not None}
+        if not counts:
+            counts = {run.threads for run in self.runs if run.threads is not None}
+        return sorted(counts)
 
     @property
     def peaks(self) -> list[Peak]:
         """Measured peak of each run in the group; bf16 uses the bf16 peak where measured
-        (the dot product, or the AMX tiles under --isa amx)."""
+        (the dot product, or the AMX tiles under --isa amx), of the cores the group's threads ran on."""
+        cores = f" ({self.key.threads} cores)" if self.key.threads > 1 else ""
+
         def peak(run: RunInfo) -> Optional[Peak]:
-            if self.key.dtype == "bf16" and run.bf16_peak_gflops:
+            fp32, bf16 = run.peaks_for(self.key.threads)
+            if self.key.dtype == "bf16" and bf16:
                 kind = "AMX tile" if run.bf16_peak_instruction == "tdpbf16ps" else "dot-product"
-                return Peak(run.bf16_peak_gflops, f"bf16 {kind} peak")
-            if run.peak_gflops:
-                return Peak(run.peak_gflops, "fp32 FMA peak")
+                return Peak(bf16, f"bf16 {kind} peak{cores}")
+            if fp32:
+                return Peak(fp32, f"fp32 FMA peak{cores}")
             return None
         return sorted({value for value in map(peak, self.runs) if value is not None})
 
@@ -88,6 +101,7 @@ class ResultGroup:
 def group_results(rows: list[ResultRow]) -> list[ResultGroup]:
     groups: dict[GroupKey, ResultGroup] = {}
     for row in rows:
-        key = GroupKey(row.dtype, row.c_dtype, row.isa)
+        threads = row.threads if row.threads is not None else (row.run.threads or 1)
+        key = GroupKey(row.dtype, row.c_dtype, row.isa, max(threads, 1))
         groups.setdefault(key, ResultGroup(key)).add(row)
     return list(groups.values())

@@ -28,6 +28,17 @@ class RunInfo:
     peak_gflops: Optional[float] = None
     bf16_peak_gflops: Optional[float] = None
     bf16_peak_instruction: Optional[str] = None  # vdpbf16ps, or tdpbf16ps under --isa amx
+    # Peaks of the cores that N threads ran on, for each count above one: {N: (fp32, bf16)}.
+    peaks_by_threads: tuple[tuple[int, Optional[float], Optional[float]], ...] = ()
+
+    def peaks_for(self, threads: int) -> tuple[Optional[float], Optional[float]]:
+        """(fp32, bf16) peak of the cores that `threads` threads ran on; one core's for one thread."""
+        if threads <= 1:
+            return self.peak_gflops, self.bf16_peak_gflops
+        for count, fp32, bf16 in self.peaks_by_threads:
+            if count == threads:
+                return fp32, bf16
+        return None, None
 
 
 @dataclass(frozen=True)
@@ -131,7 +142,23 @@ def run_info(path: Path, metadata: dict) -> RunInfo:
     return RunInfo(source=str(path), cpu_model=text("cpu_model"), date=text("date"),
                    threads=threads if isinstance(threads, int) else None,
                    peak_gflops=number("peak_gflops"), bf16_peak_gflops=number("bf16_peak_gflops"),
-                   bf16_peak_instruction=text("bf16_peak_instruction"))
+                   bf16_peak_instruction=text("bf16_peak_instruction"),
+                   peaks_by_threads=peaks_by_threads(metadata.get("peaks_by_threads")))
+
+
+def peaks_by_threads(value) -> tuple[tuple[int, Optional[float], Optional[float]], ...]:
+    """{"2": {"fp32": 460.1, "bf16": 921.7}} as ((2, 460.1, 921.7),); entries that are not
+    such are left out, as an unknown peak (the figures say so) rather than a wrong one."""
+    if not isinstance(value, dict):
+        return ()
+    def positive(entry, key):
+        number = entry.get(key)
+        return float(number) if isinstance(number, (int, float)) and number > 0 else None
+    peaks = []
+    for key, entry in value.items():
+        if str(key).isdigit() and int(key) > 1 and isinstance(entry, dict):
+            peaks.append((int(key), positive(entry, "fp32"), positive(entry, "bf16")))
+    return tuple(sorted(peaks))
 
 
 def make_row(path: Path, where: str, record: dict, run: RunInfo) -> ResultRow:

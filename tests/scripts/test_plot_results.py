@@ -223,6 +223,62 @@ class BelowTheCap(unittest.TestCase):
             self.assertIn("libxsmm = 1", svg_text(Path(folder) / "plots" / "ratio-f32-avx512.svg"))
 
 
+class ThreadCounts(unittest.TestCase):
+    """A run at --threads 1,2: one set of figures per count, each against the peak of the cores it
+    used, and a scaling figure of each backend's speed-up over one thread."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.temporary = tempfile.TemporaryDirectory()
+        folder = Path(cls.temporary.name)
+        rows = []
+        for threads, scale in ((1, 1.0), (2, 1.9)):
+            rows += [row("g1", "mlir", gflops=200.0 * scale, threads=threads),
+                     row("g1", "libxsmm", gflops=210.0 * scale, threads=threads)]
+        # A BRGEMM that runs on one thread only: skipped on two.
+        rows += [row("b1", "mlir", gflops=220.0, threads=1), row("b1", "mlir", status="skipped", threads=2)]
+        metadata = {"cpu_model": "Two Core CPU", "isa": "avx512", "threads": 1, "thread_counts": [1, 2],
+                    "peak_gflops": 230.0, "peaks_by_threads": {"2": {"fp32": 455.0, "bf16": 900.0}}}
+        report = folder / "threads.json"
+        report.write_text(json.dumps({"nkbench_version": "0.1", "metadata": metadata,
+                                      "rows": [dict(r, c_dtype="f32") for r in rows]}))
+        cls.out = folder / "plots"
+        cls.result = run_script(report, "--out", cls.out)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.temporary.cleanup()
+
+    def test_each_count_is_a_group_against_its_own_peak(self):
+        self.assertEqual(self.result.returncode, 0, self.result.stderr)
+        one, two = svg_text(self.out / "gflops-f32-avx512.svg"), svg_text(self.out / "gflops-f32-avx512-2t.svg")
+        self.assertIn("230.0 GFLOPS", one)
+        self.assertIn("fp32 FMA peak (2 cores)", two)
+        self.assertIn("455.0 GFLOPS", two)
+        self.assertIn("2 threads", two)
+        self.assertIn("## f32, avx512, 2 threads", (self.out / "ratios.md").read_text())
+
+    def test_scaling_shows_speedups_against_the_ideal(self):
+        ids = svg_ids(self.out / "scaling-f32-avx512.svg")
+        self.assertIn("scaling-2t:mlir:g1", ids)
+        self.assertIn("scaling-2t:libxsmm:g1", ids)
+        self.assertIn("ideal-2t", ids)
+        self.assertIn("scaling-2t-unmeasured:mlir:b1", ids)
+        self.assertNotIn("scaling-2t:mlir:b1", ids)
+        text = svg_text(self.out / "scaling-f32-avx512.svg")
+        self.assertIn("mlir: geomean 1.90×", text)
+        self.assertIn("ideal: 2×", text)
+
+    def test_one_count_draws_no_scaling(self):
+        self.assertFalse(list(self.out.glob("scaling-*-2t.*")))
+        with tempfile.TemporaryDirectory() as folder:
+            report = Path(folder) / "one.json"
+            report.write_text(json.dumps(f32_report()))
+            result = run_script(report, "--out", Path(folder) / "plots")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertFalse(list((Path(folder) / "plots").glob("scaling-*")))
+
+
 class BadInput(unittest.TestCase):
     """Each bad input is one line on stderr naming the file, and exit status 2."""
 
