@@ -1,6 +1,7 @@
-"""Thread scaling: each backend's speed-up on N threads over its own speed on the fewest threads
-of the run, per case, against the ideal (one panel per N). Drawn for a (type, ISA) measured at
-two or more thread counts (nkbench run --threads 1,2)."""
+"""Thread scaling, for a (type, ISA) measured at two or more thread counts (nkbench run
+--threads 1,2): GFLOPS against threads per backend (the geometric mean over the cases it timed
+at every count) under the peak of the cores used, then each backend's speed-up on N threads
+over its own speed on the fewest threads, per case, against the ideal (one panel per N)."""
 
 from typing import Optional
 
@@ -8,7 +9,7 @@ from .bars import backend_legend_entries, draw_grouped_bars, unmeasured_legend_e
 from .captions import describe_runs
 from .groups import GroupKey, ResultGroup
 from .ratios import geometric_mean
-from .style import label_cases, legend_outside, new_figure, ratio_axis, width_for
+from .style import PEAK_COLOUR, label_cases, legend_outside, new_figure, ratio_axis, width_for
 
 STEM = "scaling"
 
@@ -41,14 +42,50 @@ def reason_to_skip(members: list[ResultGroup]) -> Optional[str]:
 def build(members: list[ResultGroup], palette):
     base, higher = members[0], members[1:]
     cases = max(len(group.cases) for group in higher)
-    fig, axes = new_figure(width_for(cases), 4.2 * len(higher), rows=len(higher))
-    for axis_row, group in zip(axes, higher):
+    fig, axes = new_figure(width_for(cases), 3.8 * len(members), rows=len(members))
+    draw_gflops_by_threads(axes[0][0], members, palette)
+    for axis_row, group in zip(axes[1:], higher):
         draw_panel(axis_row[0], base, group, palette)
     key = base.key.of_one_thread
     fig.suptitle(f"Thread scaling — {key.label}", fontweight="bold", fontsize=11)
-    axes[0][0].set_title(describe_runs(base) + f" vs {', '.join(str(g.key.threads) for g in higher)} threads",
+    counts = " / ".join(str(group.key.threads) for group in members)
+    axes[0][0].set_title(describe_runs(base).replace(f"threads: {base.key.threads}", f"threads: {counts}"),
                          loc="left", color="#555555")
     return fig
+
+
+def draw_gflops_by_threads(axis, members: list[ResultGroup], palette) -> None:
+    """One line per backend through its geomean GFLOPS at each count, over the cases it timed at
+    every count (so that a case skipped at some count does not bend the line), and the peak."""
+    counts = [group.key.threads for group in members]
+    backends = palette.ordered(list(dict.fromkeys(b for group in members for b in group.backends)))
+    tops = []
+    for backend in backends:
+        cases = [case for case in members[0].cases
+                 if all(timed(group, case, backend) for group in members)]
+        if not cases:
+            continue
+        means = [geometric_mean([group.row(case, backend).median_gflops for case in cases]) for group in members]
+        line, = axis.plot(counts, means, marker="o", color=palette.colour(backend),
+                          label=f"{backend} ({len(cases)} of {len(members[0].cases)} cases)")
+        line.set_gid(f"{STEM}-gflops:{backend}")
+        tops += means
+    peaks = [group.peaks[0].gflops if group.peaks else None for group in members]
+    if all(peaks):
+        axis.plot(counts, peaks, linestyle="--", marker="_", color=PEAK_COLOUR, gid="peak",
+                  label=f"measured {members[0].peaks[0].what.split(' (')[0]} of the cores used")
+        tops += peaks
+    axis.set_xticks(counts, [str(count) for count in counts])
+    axis.set_xlabel("threads (one per core)")
+    axis.set_ylim(0, max(tops, default=1.0) * 1.08)
+    axis.set_ylabel("GFLOPS (geomean over cases)")
+    axis.grid(axis="y", alpha=0.3)
+    legend_outside(axis)
+
+
+def timed(group: ResultGroup, case: str, backend: str) -> bool:
+    row = group.row(case, backend)
+    return row is not None and bool(row.median_gflops)
 
 
 def draw_panel(axis, base: ResultGroup, group: ResultGroup, palette) -> None:

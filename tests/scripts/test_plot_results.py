@@ -264,10 +264,15 @@ class ThreadCounts(unittest.TestCase):
         self.assertIn("scaling-2t:libxsmm:g1", ids)
         self.assertIn("ideal-2t", ids)
         self.assertIn("scaling-2t-unmeasured:mlir:b1", ids)
+        # GFLOPS against threads: mlir's line over g1 alone (b1 was not timed at 2 threads), and the peaks.
+        self.assertIn("scaling-gflops:mlir", ids)
+        self.assertIn("peak", ids)
         self.assertNotIn("scaling-2t:mlir:b1", ids)
         text = svg_text(self.out / "scaling-f32-avx512.svg")
         self.assertIn("mlir: geomean 1.90×", text)
         self.assertIn("ideal: 2×", text)
+        self.assertIn("mlir (1 of 2 cases)", text)
+        self.assertIn("threads: 1 / 2", text)
 
     def test_one_count_draws_no_scaling(self):
         self.assertFalse(list(self.out.glob("scaling-*-2t.*")))
