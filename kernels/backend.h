@@ -13,11 +13,13 @@ namespace nkbench {
 
 // Host operands in the layout documented in problem.h: A and B with elements of
 // problem.dtype, C of problem.c_dtype (float, or BFloat16 for bf16).
-// `c` holds the initial C (for accumulate) and receives the result.
+// `c` holds the initial C (for accumulate) and receives the result. An mlp's
+// biases are f32, every layer's in turn (null without biases).
 struct Operands {
   const void* a = nullptr;
   const void* b = nullptr;
   void* c = nullptr;
+  const float* bias = nullptr;
 
   template <class T>
   const T* aAs() const { return static_cast<const T*>(a); }

@@ -87,6 +87,77 @@ std::optional<VerifyStatus> parseVerifyStatus(std::string_view text) {
   return std::nullopt;
 }
 
+namespace {
+
+// Outputs checked as one block: all of C, or one layer's output of an mlp.
+struct OutputBlock {
+  std::int64_t begin = 0, count = 0, columns = 1;
+  double tolerance = 0.0;  // random fill: relative to the magnitude
+  std::string name;        // "C", "layer 2's Y"
+};
+
+// Checks one block into `result`; returns its reference zeros.
+std::int64_t checkBlock(const Problem& problem, FillMode mode, const float* got, const ReferenceResult& reference,
+                        const OutputBlock& block, Verification& result, std::vector<std::string>& offending_points) {
+  std::int64_t reference_zeros = 0;
+  for (std::int64_t index = 0; index < block.count; ++index) {
+    const auto at = static_cast<std::size_t>(block.begin + index);
+    const double ref = reference.value[at];
+    const Expected expected = expectedPoint(problem, mode, ref, reference.magnitude[at], block.tolerance);
+    const double error = pointError(mode, got[at], expected.value, reference.magnitude[at]);
+    if (ref == 0.0) ++reference_zeros;
+    result.max_error = std::max(result.max_error, error);
+    if (pointPasses(got[at], expected)) continue;
+    ++result.mismatches;
+    if (offending_points.size() < kReportedPoints)
+      offending_points.push_back(fmt::format("{}[{},{}]={} vs {}", block.name, index / block.columns,
+                                             index % block.columns, got[at], expected.value));
+  }
+  return reference_zeros;
+}
+
+// An mlp's layers, each with its tolerance: its own sum's, plus what earlier
+// layers' sums and bf16 roundings carry in (relative to the propagated magnitude).
+std::vector<OutputBlock> mlpBlocks(const Problem& problem, FillMode mode) {
+  std::vector<OutputBlock> blocks;
+  double carried = 0.0;
+  for (std::int64_t layer = 0; layer < problem.mlp.count(); ++layer) {
+    const Problem gemm = problem.mlpLayer(layer);
+    const double own = mode == FillMode::ExactInteger ? 0.0 : randomTolerance(gemm);
+    blocks.push_back({problem.mlpOutputOffset(layer), gemm.cElements(), gemm.n, carried + own,
+                      fmt::format("layer {}'s Y", layer + 1)});
+    carried += own + (problem.c_dtype == DType::BF16 ? 2 * kBf16HalfUlp : 0.0);
+  }
+  return blocks;
+}
+
+std::vector<OutputBlock> outputBlocks(const Problem& problem, FillMode mode) {
+  if (problem.kind == OpKind::Mlp) return mlpBlocks(problem, mode);
+  return {{0, problem.cElements(), problem.n, mode == FillMode::ExactInteger ? 0.0 : randomTolerance(problem), "C"}};
+}
+
+// Above this fraction of zeros after ReLU, which zeroes about half of a layer's
+// outputs by design, a kernel that writes zeros there would pass.
+constexpr double kMistrustReluZeroFraction = 0.9;
+
+}  // namespace
+
+std::optional<std::string> tooManyReferenceZeros(const Problem& problem, const ReferenceResult& reference) {
+  const bool relu = problem.kind == OpKind::Mlp && problem.mlp.activation == Activation::Relu;
+  const double limit = relu ? kMistrustReluZeroFraction : kMistrustZeroFraction;
+  for (const OutputBlock& block : outputBlocks(problem, FillMode::ExactInteger)) {
+    const auto first = reference.value.begin() + block.begin;
+    const double zeros = double(std::count(first, first + block.count, 0.0)) / double(std::max<std::int64_t>(block.count, 1));
+    if (zeros <= limit) continue;
+    if (problem.kind != OpKind::Mlp)
+      return fmt::format("{:.0f}% of the reference outputs are zero: a kernel that writes nothing would pass",
+                         100.0 * zeros);
+    return fmt::format("{:.0f}% of {} reference outputs are zero{}: a kernel that writes zeros there would pass",
+                       100.0 * zeros, block.name, relu ? " after ReLU" : "");
+  }
+  return std::nullopt;
+}
+
 Verification verifyResult(const Problem& problem, FillMode mode, const float* got,
                           const ReferenceResult& reference) {
   const std::int64_t count = problem.cElements();
@@ -95,21 +166,11 @@ Verification verifyResult(const Problem& problem, FillMode mode, const float* go
                             reference.value.size(), count));
 
   Verification result;
-  result.tolerance = mode == FillMode::ExactInteger ? 0.0 : randomTolerance(problem);
   std::int64_t reference_zeros = 0;
   std::vector<std::string> offending_points;
-  for (std::int64_t index = 0; index < count; ++index) {
-    const auto at = static_cast<std::size_t>(index);
-    const double ref = reference.value[at];
-    const Expected expected = expectedPoint(problem, mode, ref, reference.magnitude[at], result.tolerance);
-    const double error = pointError(mode, got[at], expected.value, reference.magnitude[at]);
-    if (ref == 0.0) ++reference_zeros;
-    result.max_error = std::max(result.max_error, error);
-    if (pointPasses(got[at], expected)) continue;
-    ++result.mismatches;
-    if (offending_points.size() < kReportedPoints)
-      offending_points.push_back(
-          fmt::format("C[{},{}]={} vs {}", index / problem.n, index % problem.n, got[at], expected.value));
+  for (const OutputBlock& block : outputBlocks(problem, mode)) {
+    result.tolerance = block.tolerance;
+    reference_zeros += checkBlock(problem, mode, got, reference, block, result, offending_points);
   }
   result.reference_zero_fraction = count > 0 ? double(reference_zeros) / double(count) : 0.0;
 
@@ -117,11 +178,9 @@ Verification verifyResult(const Problem& problem, FillMode mode, const float* go
     result.status = VerifyStatus::Failed;
     result.detail = fmt::format("{} of {} outputs wrong (got vs reference): {}", result.mismatches,
                                 count, fmt::join(offending_points, ", "));
-  } else if (result.reference_zero_fraction > kMistrustZeroFraction) {
+  } else if (auto zeros = tooManyReferenceZeros(problem, reference)) {
     result.status = VerifyStatus::Mistrusted;
-    result.detail = fmt::format(
-        "{:.0f}% of the reference outputs are zero: a kernel that writes nothing would pass",
-        100.0 * result.reference_zero_fraction);
+    result.detail = *zeros;
   } else {
     result.status = VerifyStatus::Passed;
   }

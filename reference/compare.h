@@ -31,7 +31,13 @@ struct Verification {
 // Random fill: |got - ref| <= tolerance * magnitude, tolerance from K*batch and fp32
 // epsilon; a bf16 C may also be off by its final rounding (half a bf16 ulp).
 // A reference with too many zeros cannot tell a kernel that wrote nothing: Mistrusted.
+// An mlp is checked layer by layer (every layer's output, each within the
+// tolerance its own sum and what earlier layers carry in allow); after ReLU a
+// layer is mistrusted only where almost all its outputs are zero.
 Verification verifyResult(const Problem& problem, FillMode mode, const float* got,
                           const ReferenceResult& reference);
+
+// Why a reference cannot tell a kernel that wrote zeros from a correct one, if it cannot.
+std::optional<std::string> tooManyReferenceZeros(const Problem& problem, const ReferenceResult& reference);
 
 }  // namespace nkbench

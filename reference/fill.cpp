@@ -1,7 +1,9 @@
 #include "reference/fill.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "reference/bf16.h"
 
@@ -21,7 +23,7 @@ constexpr std::int64_t kMaxExactTerms = (kFp32ExactIntegerLimit - 1 - kExactMaxA
 // fill split on chunk boundaries gives the same data for any thread count.
 constexpr std::int64_t kFillChunk = std::int64_t{1} << 16;
 
-enum class Operand : std::uint64_t { A = 1, B = 2, C = 3 };
+enum class Operand : std::uint64_t { A = 1, B = 2, C = 3, Bias = 4 };
 
 std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -117,7 +119,78 @@ ProblemData makeRandomData(const Problem& p, std::uint64_t seed) {
   return data;
 }
 
+// A nonzero weight of an exact mlp: {-2, -1, 1, 2}.
+float smallWeight(std::uint64_t bits) {
+  const std::int64_t v = static_cast<std::int64_t>(bits >> 62) - 2;  // [-2, 1]
+  return static_cast<float>(v >= 0 ? v + 1 : v);
+}
+
+constexpr std::int64_t kMlpMaxWeight = 2;
+
+// The largest |output| of an exact mlp whose layers sum `terms` weights each.
+std::int64_t exactMlpBound(const Problem& p, std::int64_t terms) {
+  std::int64_t bound = kExactMaxAbs;
+  for (std::int64_t layer = 0; layer < p.mlp.count(); ++layer) {
+    const std::int64_t t = std::min(terms, p.mlp.widths[std::size_t(layer)]);
+    bound = t * kMlpMaxWeight * bound + kExactMaxAbs;
+    if (bound >= kFp32ExactIntegerLimit) return kFp32ExactIntegerLimit;
+  }
+  return bound;
+}
+
+// Layer by layer, in one buffer: W_l at weightOffset(l), each of its C_{l-1} x C_l.
+template <class WeightOf>
+void fillMlpWeights(const Problem& p, std::uint64_t seed, FloatBuffer& weights, WeightOf&& weight) {
+  std::vector<std::int64_t> ends;  // of each layer's weights
+  for (std::int64_t layer = 1; layer <= p.mlp.count(); ++layer) ends.push_back(p.mlp.weightOffset(layer));
+  fillChunked(weights, p.bElements(), seed, Operand::B, [&](std::uint64_t bits, std::int64_t index) {
+    const auto layer = std::upper_bound(ends.begin(), ends.end(), index) - ends.begin();
+    const std::int64_t in_layer = index - (layer == 0 ? 0 : ends[std::size_t(layer) - 1]);
+    const std::int64_t columns = p.mlp.widths[std::size_t(layer) + 1];
+    return weight(bits, layer, in_layer / columns, in_layer % columns);
+  });
+}
+
+ProblemData makeMlpData(const Problem& p, FillMode mode, std::uint64_t seed) {
+  ProblemData data;
+  const bool bf16 = p.dtype == DType::BF16;
+  const auto exact_in_type = [bf16](float value) { return bf16 ? toFloat(toBFloat16(value)) : value; };
+  data.c_init.assign(static_cast<std::size_t>(p.cElements()), 0.0f);
+  if (mode == FillMode::ExactInteger) {
+    const std::int64_t terms = exactMlpTermsPerOutput(p);
+    fillChunked(data.a, p.aElements(), seed, Operand::A, [](std::uint64_t bits, std::int64_t) { return exactValue(bits); });
+    // Column j of a layer sums the rows r with (r + j) % stride == 0: at most `terms`.
+    fillMlpWeights(p, seed, data.b, [&](std::uint64_t bits, std::int64_t layer, std::int64_t row, std::int64_t column) {
+      const std::int64_t rows = p.mlp.widths[std::size_t(layer)];
+      const std::int64_t stride = (rows + terms - 1) / terms;
+      return (row + column) % stride == 0 ? smallWeight(bits) : 0.0f;
+    });
+    if (p.mlp.bias)
+      fillChunked(data.bias, p.biasElements(), seed, Operand::Bias,
+                  [](std::uint64_t bits, std::int64_t) { return exactValue(bits); });
+    return data;
+  }
+  fillChunked(data.a, p.aElements(), seed, Operand::A,
+              [&](std::uint64_t bits, std::int64_t) { return exact_in_type(randomValue(bits)); });
+  fillMlpWeights(p, seed, data.b, [&](std::uint64_t bits, std::int64_t layer, std::int64_t, std::int64_t) {
+    const double rows = double(p.mlp.widths[std::size_t(layer)]);
+    return exact_in_type(std::ldexp(randomValue(bits), -int(std::lround(0.5 * std::log2(rows)))));
+  });
+  if (p.mlp.bias)
+    fillChunked(data.bias, p.biasElements(), seed, Operand::Bias,
+                [&](std::uint64_t bits, std::int64_t) { return exact_in_type(0.5f * randomValue(bits)); });
+  return data;
+}
+
 }  // namespace
+
+std::int64_t exactMlpTermsPerOutput(const Problem& problem) {
+  std::int64_t widest = 1;
+  for (std::int64_t width : problem.mlp.widths) widest = std::max(widest, width);
+  std::int64_t terms = 1;
+  while (terms < widest && exactMlpBound(problem, terms + 1) < kFp32ExactIntegerLimit) ++terms;
+  return terms;
+}
 
 std::string_view toString(FillMode mode) {
   switch (mode) {
@@ -134,6 +207,7 @@ std::optional<FillMode> parseFillMode(std::string_view text) {
 }
 
 ProblemData makeProblemData(const Problem& problem, FillMode mode, std::uint64_t seed) {
+  if (problem.kind == OpKind::Mlp) return makeMlpData(problem, mode, seed);
   switch (mode) {
     case FillMode::ExactInteger: return makeExactData(problem, seed);
     case FillMode::Random: return makeRandomData(problem, seed);

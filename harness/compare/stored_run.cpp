@@ -22,8 +22,10 @@ StoredRow storedRowOf(const ResultRow& row) {
   stored.threads = row.threads;
   stored.status = std::string(toString(row.status));
   stored.note = row.note;
-  stored.problem = fmt::format("{} {}x{}x{} b{} beta={}", toString(problem.kind), problem.m, problem.n, problem.k,
-                               problem.batch, problem.accumulate ? 1 : 0);
+  stored.problem = problem.kind == OpKind::Mlp
+                       ? problem.describe()
+                       : fmt::format("{} {}x{}x{} b{} beta={}", toString(problem.kind), problem.m, problem.n, problem.k,
+                                     problem.batch, problem.accumulate ? 1 : 0);
   if (row.timed()) stored.median_ms = row.median_ms;
   stored.samples_ms = row.samples_ms;
   return stored;

@@ -12,8 +12,8 @@ namespace nkbench {
 namespace {
 
 // Grouped as: the case, where it ran, what ran, timings, one-time costs, verification.
-constexpr std::array<std::string_view, 35> kColumns = {
-    "suite", "case", "kind", "dtype", "c_dtype", "m", "n", "k", "batch", "beta",
+constexpr std::array<std::string_view, 37> kColumns = {
+    "suite", "case", "kind", "dtype", "c_dtype", "m", "n", "k", "batch", "beta", "layers", "epilogue",
     "isa", "isa_used", "backend", "threads",
     "register_block", "schedule", "schedule_source", "implementation", "nanokernel",
     "repetitions", "median_gflops", "best_gflops", "median_ms", "best_ms", "stddev_ms",
@@ -56,6 +56,8 @@ std::string csvRecord(const ResultRow& row) {
       std::to_string(problem.k),
       std::to_string(problem.batch),
       problem.accumulate ? "1" : "0",
+      problem.kind == OpKind::Mlp ? problem.mlp.widthsText() : std::string(),
+      csvField(problem.mlp.epilogueText()),
       csvField(row.isa),
       csvField(row.isa_used),
       csvField(row.backend),

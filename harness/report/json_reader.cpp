@@ -51,6 +51,17 @@ std::map<int, ThreadPeaks> peaksByThreads(const json& metadata) {
   return peaks;
 }
 
+// An mlp row's "layers" ("1024-1024-1024") and "epilogue" ("bias+relu").
+void readMlpLayers(const json& row, MlpLayers& layers) {
+  const std::string widths = required<std::string>(row, "layers");
+  const auto parsed_widths = parseMlpWidths(widths);
+  if (!parsed_widths) throw Error(fmt::format("'layers' '{}': expected two or more widths such as 1024-1024", widths));
+  layers.widths = *parsed_widths;
+  const std::string epilogue = valueOr<std::string>(row, "epilogue", "");
+  if (!parseMlpEpilogue(epilogue, layers))
+    throw Error(fmt::format("'epilogue' '{}': expected bias+relu, bias, relu or nothing", epilogue));
+}
+
 }  // namespace
 
 ResultRow rowFromJson(const json& row) {
@@ -72,6 +83,7 @@ ResultRow rowFromJson(const json& row) {
     const int beta = required<int>(row, "beta");
     if (beta != 0 && beta != 1) throw Error(fmt::format("'beta' must be 0 or 1, got {}", beta));
     problem.accumulate = beta == 1;
+    if (problem.kind == OpKind::Mlp) readMlpLayers(row, problem.mlp);
     result.isa = required<std::string>(row, "isa");
     // Reports from before the column say nothing of the level used.
     result.isa_used = valueOr<std::string>(row, "isa_used", "");

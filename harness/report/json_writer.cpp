@@ -63,6 +63,8 @@ json toJson(const ResultRow& row) {
       {"k", problem.k},
       {"batch", problem.batch},
       {"beta", problem.accumulate ? 1 : 0},
+      {"layers", problem.kind == OpKind::Mlp ? json(problem.mlp.widthsText()) : json(nullptr)},
+      {"epilogue", problem.kind == OpKind::Mlp ? json(problem.mlp.epilogueText()) : json(nullptr)},
       {"isa", row.isa},
       {"isa_used", row.isa_used.empty() ? json(nullptr) : json(row.isa_used)},
       {"backend", row.backend},

@@ -86,6 +86,9 @@ std::string caseRequest(const SuiteCase& c, const std::vector<std::size_t>& indi
                                   {"k", p.k},
                                   {"batch", p.batch},
                                   {"accumulate", p.accumulate},
+                                  {"layers", p.mlp.widths},
+                                  {"bias", p.mlp.bias},
+                                  {"activation", toString(p.mlp.activation)},
                                   {"backends", indices}};
   return "case " + request.dump() + "\n";
 }
@@ -109,6 +112,9 @@ CaseRequest readCaseRequest(const std::string& line) {
   p.k = json.at("k").get<std::int64_t>();
   p.batch = json.at("batch").get<std::int64_t>();
   p.accumulate = json.at("accumulate").get<bool>();
+  p.mlp.widths = json.at("layers").get<std::vector<std::int64_t>>();
+  p.mlp.bias = json.at("bias").get<bool>();
+  p.mlp.activation = parseActivation(json.at("activation").get<std::string>()).value();
   request.indices = json.at("backends").get<std::vector<std::size_t>>();
   return request;
 }

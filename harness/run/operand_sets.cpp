@@ -16,7 +16,7 @@ const void* OperandSet::a() const { return a_bf16.empty() ? static_cast<const vo
 const void* OperandSet::b() const { return b_bf16.empty() ? static_cast<const void*>(b_f32.data()) : b_bf16.data(); }
 
 std::optional<std::string> OperandSet::canaryDamage() const {
-  for (const auto* buffer : {&a_f32, &b_f32})
+  for (const auto* buffer : {&a_f32, &b_f32, &bias})
     if (auto damage = buffer->canaryDamage()) return damage;
   for (const auto* buffer : {&a_bf16, &b_bf16})
     if (auto damage = buffer->canaryDamage()) return damage;
@@ -36,6 +36,7 @@ OperandSet makeOperandSet(const Problem& problem, const ProblemData& data, int i
     set.a_f32 = GuardedBuffer<float>(std::span<const float>(data.a), a);
     set.b_f32 = GuardedBuffer<float>(std::span<const float>(data.b), b);
   }
+  if (!data.bias.empty()) set.bias = GuardedBuffer<float>(std::span<const float>(data.bias), BufferName{"bias", index});
   return set;
 }
 
@@ -53,7 +54,7 @@ std::optional<std::string> outOfBoundsWrite(const OperandSet& inputs, const COpe
 
 std::int64_t operandBytes(const Problem& problem) {
   return (problem.aElements() + problem.bElements()) * elementBytes(problem.dtype) +
-         problem.cElements() * elementBytes(problem.c_dtype);
+         problem.cElements() * elementBytes(problem.c_dtype) + problem.biasElements() * std::int64_t{sizeof(float)};
 }
 
 std::int64_t operandSetCount(const Problem& problem, CacheMode mode, std::int64_t rotation_bytes) {

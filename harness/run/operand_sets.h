@@ -27,9 +27,11 @@ struct OperandSet {
   int index = -1;  // among the case's sets; -1 where it has just one
   GuardedBuffer<float> a_f32, b_f32;
   GuardedBuffer<BFloat16> a_bf16, b_bf16;
+  GuardedBuffer<float> bias;  // an mlp's, f32 whatever its dtype
   const void* a() const;
   const void* b() const;
-  // The first of A's and B's canary damage, as one line.
+  const float* biasOrNull() const { return bias.empty() ? nullptr : bias.data(); }
+  // The first of A's, B's and the biases' canary damage, as one line.
   std::optional<std::string> canaryDamage() const;
 };
 

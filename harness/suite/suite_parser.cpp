@@ -34,13 +34,17 @@ constexpr std::int64_t kMaxOperandBytes = std::int64_t{8} << 30;
 constexpr std::array<std::string_view, 4> kTopLevelKeys = {"suite", "description", "defaults",
                                                            "cases"};
 constexpr std::array<std::string_view, 5> kDefaultsKeys = {"kind", "dtype", "c_dtype", "batch", "beta"};
-constexpr std::array<std::string_view, 11> kCaseKeys = {"id",    "kind", "m",     "n",     "k",      "shape",
-                                                        "batch", "beta", "dtype", "c_dtype", "threads"};
+constexpr std::array<std::string_view, 14> kCaseKeys = {"id",    "kind",    "m",       "n",      "k",
+                                                        "shape", "batch",   "beta",    "dtype",  "c_dtype",
+                                                        "threads", "layers", "bias", "activation"};
+// Keys of an mlp's layers, and those of a single matmul's sizes.
+constexpr std::array<std::string_view, 3> kMlpKeys = {"layers", "bias", "activation"};
+constexpr std::array<std::string_view, 4> kMatmulSizeKeys = {"m", "n", "k", "shape"};
 // A case's own thread count; whether the machine has the cores is the run's to say.
 constexpr std::int64_t kMaxThreads = 1024;
 // Extend together with DType: the error for an unknown dtype lists these.
 constexpr std::array<DType, 2> kAllDTypes = {DType::F32, DType::BF16};
-constexpr std::array<OpKind, 2> kAllKinds = {OpKind::Brgemm, OpKind::Gemm};
+constexpr std::array<OpKind, 3> kAllKinds = {OpKind::Brgemm, OpKind::Gemm, OpKind::Mlp};
 
 bool isValidName(std::string_view name) {
   return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
@@ -379,8 +383,15 @@ class SuiteParser {
 
     std::optional<Setting<OpKind>> kind = defaults.kind;
     if (const Entry* entry = find("kind")) kind = parseKind(*entry, false);
-    if (!kind) fail(result.line, "missing required key 'kind' (brgemm or gemm)");
+    if (!kind) fail(result.line, "missing required key 'kind' (brgemm, gemm or mlp)");
     problem.kind = kind->value;
+    const bool mlp = problem.kind == OpKind::Mlp;
+    for (std::string_view key : mlp ? std::span<const std::string_view>(kMatmulSizeKeys)
+                                    : std::span<const std::string_view>(kMlpKeys))
+      if (const Entry* entry = find(key))
+        fail(lineOf(entry->key), mlp ? fmt::format("'{}' does not apply to an mlp: its sizes are 'layers' and 'batch' "
+                                                   "(its rows)", key)
+                                     : fmt::format("'{}' applies to kind mlp only", key));
 
     if (const Entry* entry = find("dtype")) {
       problem.dtype = parseDTypeSetting(*entry, false).value;
@@ -401,7 +412,7 @@ class SuiteParser {
       }
     }
 
-    parseSizes(entries, result.line, problem);
+    if (!mlp) parseSizes(entries, result.line, problem);
 
     std::optional<Setting<std::int64_t>> batch = defaults.batch;
     if (const Entry* entry = find("batch")) batch = parseBatch(*entry, false);
@@ -410,6 +421,7 @@ class SuiteParser {
     if (batch) problem.batch = batch->value;
     if (accumulate) problem.accumulate = accumulate->value;
     if (const Entry* entry = find("threads")) result.threads = int(requireInRange(*entry, "threads", kMaxThreads));
+    if (mlp) parseMlp(find, result.line, batch, accumulate, c_dtype.has_value(), problem);
 
     if (problem.kind == OpKind::Gemm) {
       if (problem.batch != 1) {
@@ -424,6 +436,46 @@ class SuiteParser {
     checkOperandMemory(problem, result.line);
     context_.clear();
     return result;
+  }
+
+  // An mlp: `layers` (two or more widths), `batch` as its rows, `bias` and
+  // `activation`; its C is the layers' outputs, of the operands' type.
+  template <class Find>
+  void parseMlp(const Find& find, int case_line, const std::optional<Setting<std::int64_t>>& batch,
+                const std::optional<Setting<bool>>& accumulate, bool c_dtype_given, Problem& problem) const {
+    const Entry* layers = find("layers");
+    if (!layers) fail(case_line, "an mlp needs 'layers': its widths, e.g. [1024, 1024, 1024]");
+    const YAML::Node& list = layers->value;
+    if (!list.IsSequence() || list.size() < 2)
+      fail(lineOf(*layers), fmt::format("'layers' must be a list of two or more widths, got {}",
+                                        list.IsSequence() ? fmt::format("{} item(s)", list.size()) : describeValue(list)));
+    for (std::size_t i = 0; i < list.size(); ++i)
+      problem.mlp.widths.push_back(
+          requireInRange(Entry{layers->key, list[i]}, fmt::format("layers[{}]", i), kMaxDimension));
+    if (!batch) fail(case_line, "an mlp needs 'batch': the rows each layer multiplies, e.g. 256");
+    problem.m = problem.batch;
+    problem.batch = 1;
+    problem.k = problem.mlp.widths.front();
+    problem.n = problem.mlp.widths.back();
+    if (problem.accumulate) failOnGemm(case_line, accumulate->origin, "beta 1", "an mlp's layers compute Y = act(X W + b)");
+    if (!c_dtype_given) problem.c_dtype = problem.dtype;
+    if (problem.c_dtype != problem.dtype)
+      fail(case_line, fmt::format("an mlp's layers read the previous layer's output, so its c_dtype must be its dtype "
+                                  "({}), got {}", toString(problem.dtype), toString(problem.c_dtype)));
+    if (const Entry* bias = find("bias")) problem.mlp.bias = requireBool(*bias, "bias");
+    if (const Entry* activation = find("activation")) {
+      const std::string text = requireString(*activation);
+      const std::optional<Activation> parsed = parseActivation(text);
+      if (!parsed) fail(lineOf(*activation), fmt::format("unknown activation '{}'; known: relu, none", text));
+      problem.mlp.activation = *parsed;
+    }
+  }
+
+  bool requireBool(const Entry& entry, std::string_view name) const {
+    const YAML::Node& value = entry.value;
+    if (value.IsScalar() && value.Tag() != "!" && (value.Scalar() == "true" || value.Scalar() == "false"))
+      return value.Scalar() == "true";
+    fail(lineOf(entry), fmt::format("'{}' must be true or false, got {}", name, describeValue(value)));
   }
 
   // m, n, k either as separate keys or as `shape: [M, N, K]`, never both.
@@ -477,7 +529,7 @@ class SuiteParser {
     const std::int64_t a_bytes = problem.aElements() * element;
     const std::int64_t b_bytes = problem.bElements() * element;
     const std::int64_t c_bytes = problem.cElements() * elementBytes(problem.c_dtype);
-    const std::int64_t total = a_bytes + b_bytes + c_bytes;
+    const std::int64_t total = a_bytes + b_bytes + c_bytes + problem.biasElements() * 4;
     if (total > kMaxOperandBytes) {
       fail(case_line, fmt::format("operands need {} (A {}, B {}, C {}), above the limit of {}",
                                   formatBytes(double(total)), formatBytes(double(a_bytes)),

@@ -7,6 +7,7 @@
 #include "harness/core/error.h"
 #include "harness/core/aligned_buffer.h"
 #include "kernels/common/thread_split.h"
+#include "kernels/eigen/eigen_mlp.h"
 #include "kernels/eigen/eigen_products.h"
 #include "reference/bf16.h"
 
@@ -88,6 +89,7 @@ class EigenBackend final : public Backend {
     if (problem.dtype != DType::F32 && problem.dtype != DType::BF16)
       return fmt::format("eigen: {} is not supported yet", toString(problem.dtype));
     if (problem.kind == OpKind::Gemm && problem.batch != 1) return "eigen gemm needs batch 1";
+    if (problem.kind == OpKind::Mlp) return std::nullopt;  // its products split among the threads
     // Eigen splits a product among threads only where it is large: a BRGEMM's
     // small products would run on one thread, unsaid.
     return brgemmThreadsUnsupported(name(), problem, config_.threads);
@@ -95,6 +97,7 @@ class EigenBackend final : public Backend {
 
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
+    if (problem.kind == OpKind::Mlp) return eigen::makeMlpKernel(problem, operands, config_.threads);
     return std::make_unique<EigenKernel>(problem, operands, config_.threads);
   }
 

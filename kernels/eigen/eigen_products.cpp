@@ -24,6 +24,15 @@ void batchedProduct(const float* a, const float* b, float* c, std::int64_t m, st
   }
 }
 
+void denseLayer(const float* x, const float* w, const float* bias, float* y, std::int64_t m, std::int64_t n,
+                std::int64_t k, bool relu, int threads) {
+  Eigen::setNbThreads(threads);
+  MatrixMap y_map(y, m, n);
+  y_map.noalias() = ConstMatrixMap(x, m, k) * ConstMatrixMap(w, k, n);
+  if (bias) y_map.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias, n);
+  if (relu) y_map = y_map.cwiseMax(0.0f);
+}
+
 namespace {
 
 // What EIGEN_VECTORIZE_* say Eigen's kernels were compiled for: its name, and the

@@ -12,6 +12,11 @@ namespace nkbench::eigen {
 void batchedProduct(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,
                     std::int64_t k, std::int64_t batch, bool accumulate, int threads);
 
+// One mlp layer: Y (m x n) = X (m x k) * W (k x n), then + bias (n, broadcast
+// over the rows; null for none) and max(Y, 0) where `relu`, as passes over Y.
+void denseLayer(const float* x, const float* w, const float* bias, float* y, std::int64_t m, std::int64_t n,
+                std::int64_t k, bool relu, int threads);
+
 // The vector ISA Eigen's kernels were compiled for, e.g. "avx2+fma".
 const char* compiledIsa();
 

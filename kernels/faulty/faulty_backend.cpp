@@ -104,7 +104,8 @@ class FaultyBackend final : public Backend {
   FaultyBackend(std::optional<FaultPlan> plan, int threads) : plan_(std::move(plan)), threads_(threads) {}
   std::string name() const override { return "faulty"; }
   std::string version() const override { return "test"; }
-  std::optional<std::string> unsupportedReason(const Problem&) const override {
+  std::optional<std::string> unsupportedReason(const Problem& problem) const override {
+    if (problem.kind == OpKind::Mlp) return "faulty: its faults are those of one matmul, not of an mlp";
     if (threads_ > 1) return "faulty: its plain loop runs on one thread";
     return std::nullopt;
   }

@@ -164,6 +164,7 @@ class LibxsmmBackend final : public Backend {
   std::string version() const override { return LIBXSMM_VERSION; }
 
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
+    if (problem.kind == OpKind::Mlp) return "libxsmm: mlp cases are not supported yet";
     if (problem.m < 1 || problem.n < 1 || problem.k < 1 || problem.batch < 1)
       return "libxsmm needs M, N, K and batch of at least 1";
     if (problem.dtype != DType::F32 && problem.dtype != DType::BF16)

@@ -187,6 +187,7 @@ class MlirBackend final : public Backend {
   std::string version() const override { return "MLIR " LLVM_VERSION_STRING; }
 
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
+    if (problem.kind == OpKind::Mlp) return name() + ": mlp cases are not supported yet";
     if (auto reason = brgemmThreadsUnsupported(name(), problem, config_.threads)) return reason;
     if (auto reason = kernelUnsupported(problem)) return reason;
     if (config_.threads > 1 && routeFor(problem).schedule.nanokernel == NanokernelKind::AmxTile)

@@ -74,7 +74,7 @@ std::string field(const Record& record, std::string_view column) {
 
 TEST(CsvWriter, HeaderHasTheDocumentedColumnsInOrder) {
   const Record expected = {
-      "suite", "case", "kind", "dtype", "c_dtype", "m", "n", "k", "batch", "beta",
+      "suite", "case", "kind", "dtype", "c_dtype", "m", "n", "k", "batch", "beta", "layers", "epilogue",
       "isa", "isa_used", "backend", "threads",
       "register_block", "schedule", "schedule_source", "implementation", "nanokernel",
       "repetitions", "median_gflops", "best_gflops", "median_ms", "best_ms", "stddev_ms",
