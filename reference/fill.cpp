@@ -131,6 +131,9 @@ constexpr std::int64_t kMlpMaxWeight = 2;
 std::int64_t exactMlpBound(const Problem& p, std::int64_t terms) {
   std::int64_t bound = kExactMaxAbs;
   for (std::int64_t layer = 0; layer < p.mlp.count(); ++layer) {
+    // A bf16 layer reads the one before rounded to bf16, which may round up
+    // by half a unit in the last place: at most 2^-8 of the value.
+    if (layer > 0 && p.dtype == DType::BF16) bound += bound / 256 + 1;
     const std::int64_t t = std::min(terms, p.mlp.widths[std::size_t(layer)]);
     bound = t * kMlpMaxWeight * bound + kExactMaxAbs;
     if (bound >= kFp32ExactIntegerLimit) return kFp32ExactIntegerLimit;

@@ -141,7 +141,7 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
   cmd->add_option("--isa", args->isa, kIsaHelp)->capture_default_str();
   cmd->add_option("--schedule", args->schedule,
                   "MLIR schedule to use instead of the tuned or analytic one: " + mlir_backend::scheduleNames() +
-                      ", or FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D] (e.g. avx512.f32.12x32)");
+                      ", or FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D][:epilogue=separate] (e.g. avx512.f32.12x32)");
   cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str();
   cmd->add_option("--kernel-cache", args->kernel_cache, mlir_backend::kKernelCacheHelp)->capture_default_str();
   cmd->add_option("--filter", args->filter, "Run only cases whose id matches this regex");

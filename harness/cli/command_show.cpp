@@ -92,7 +92,10 @@ int show(const ShowArguments& args) {
   const CompilationStages stages = compiler.generate(kernel, schedule, mlir_backend::Lowering::Nanokernel);
 
   std::cout << fmt::format("// {}: {}kernel {}, schedule {}{}, --isa {}, target {}\n", c.id,
-                           c.problem.kind == OpKind::Gemm ? "block " : "", kernel.describe(), schedule.name,
+                           c.problem.kind == OpKind::Gemm  ? "block "
+                           : c.problem.kind == OpKind::Mlp ? "first layer's block "
+                                                           : "",
+                           kernel.describe(), schedule.name,
                            " (" + route.source + (route.reason.empty() ? "" : "; " + route.reason) + ")", toString(isa),
                            compiler.targetDescription());
   std::cout << "// compile time per stage (ms, no kernel cache, no JIT link): " << stages.times.describe() << "\n";
@@ -109,7 +112,7 @@ void addShowCommand(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand(
       "show", "Print the MLIR backend's IR at each stage and the assembly for one case, without running anything");
   cmd->add_option("--suite", args->suite, "Suite file (YAML)")->required();
-  cmd->add_option("case", args->case_id, "Case id (GEMM cases show their block kernel)")->required();
+  cmd->add_option("case", args->case_id, "Case id (GEMM cases show their block kernel, mlp cases their first layer's)")->required();
   cmd->add_option("--isa", args->isa,
                   "ISA level to generate code for (the host need not have it): auto|avx2|avx512|avx512-bf16|amx-emulated|amx")
       ->capture_default_str();
@@ -118,7 +121,7 @@ void addShowCommand(CLI::App& app, Action& action) {
   cmd->add_option("--stage", args->stage, "payload|transform|scheduled|llvm|asm|all")->capture_default_str();
   cmd->add_option("--schedule", args->schedule,
                   "MLIR schedule instead of the tuned or analytic one: " + mlir_backend::scheduleNames() +
-                      ", or FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D]");
+                      ", or FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D][:epilogue=separate]");
   cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str();
   cmd->footer("Exit status: 0 when printed, 2 on bad input (suite, case, stage, ISA, target CPU).");
   cmd->callback([args, &action] { action = [args] { return show(*args); }; });

@@ -127,8 +127,9 @@ std::string Problem::describe() const {
     return fmt::format("mlp {} {}x[{}]{}{}", toString(dtype), m, mlp.widthsText(), epilogue.empty() ? "" : " ",
                        epilogue);
   }
-  return fmt::format("{} {} {}x{}x{} b{} beta={}{}", toString(kind), toString(dtype), m, n, k, batch,
-                     accumulate ? 1 : 0, c_dtype == DType::F32 ? "" : " c=bf16");
+  return fmt::format("{} {} {}x{}x{} b{} beta={}{}{}", toString(kind), toString(dtype), m, n, k, batch,
+                     accumulate ? 1 : 0, c_dtype == DType::F32 ? "" : " c=bf16",
+                     hasEpilogue() ? " +" + mlp.epilogueText() : "");
 }
 
 }  // namespace nkbench

@@ -65,7 +65,12 @@ struct Problem {
   std::int64_t k = 1;
   std::int64_t batch = 1;
   bool accumulate = false;
-  MlpLayers mlp;  // kind mlp only
+  // kind mlp: its layers. A brgemm block of an mlp layer carries the layer's
+  // epilogue here (bias, activation; no widths): C = act(sum + bias), the bias
+  // f32 with one value per column of C.
+  MlpLayers mlp;
+
+  bool hasEpilogue() const { return mlp.bias || mlp.activation != Activation::None; }
 
   // An mlp counts its GEMMs' FLOPs only, 2 M sum C_{l-1} C_l, as libxsmm-dnn's MLP does.
   double flops() const;
@@ -79,7 +84,7 @@ struct Problem {
   // Elements of C before layer l's (0-based) output.
   std::int64_t mlpOutputOffset(std::int64_t layer) const { return m * mlp.biasOffset(layer); }
   // "brgemm f32 64x64x64 b32 beta=1" ("brgemm bf16 ... beta=1 c=bf16" for a bf16 C),
-  // "mlp f32 256x[1024-1024-1024] bias+relu", for messages.
+  // "mlp f32 256x[1024-1024-1024] bias+relu", "brgemm ... beta=0 +bias+relu" for an mlp's block, for messages.
   std::string describe() const;
 };
 

@@ -33,7 +33,8 @@ constexpr std::int64_t kMaxOperandBytes = std::int64_t{8} << 30;
 
 constexpr std::array<std::string_view, 4> kTopLevelKeys = {"suite", "description", "defaults",
                                                            "cases"};
-constexpr std::array<std::string_view, 5> kDefaultsKeys = {"kind", "dtype", "c_dtype", "batch", "beta"};
+constexpr std::array<std::string_view, 7> kDefaultsKeys = {"kind", "dtype", "c_dtype", "batch", "beta", "bias",
+                                                           "activation"};
 constexpr std::array<std::string_view, 14> kCaseKeys = {"id",    "kind",    "m",       "n",      "k",
                                                         "shape", "batch",   "beta",    "dtype",  "c_dtype",
                                                         "threads", "layers", "bias", "activation"};
@@ -139,6 +140,8 @@ struct Defaults {
   std::optional<Setting<DType>> c_dtype;
   std::optional<Setting<std::int64_t>> batch;
   std::optional<Setting<bool>> accumulate;
+  // mlp cases only (other kinds ignore them); read, and checked, with each mlp case.
+  std::optional<Entry> bias, activation;
 };
 
 class SuiteParser {
@@ -350,6 +353,8 @@ class SuiteParser {
     if (const auto it = entries.find("beta"); it != entries.end()) {
       defaults.accumulate = parseBeta(it->second, true);
     }
+    if (const auto it = entries.find("bias"); it != entries.end()) defaults.bias = it->second;
+    if (const auto it = entries.find("activation"); it != entries.end()) defaults.activation = it->second;
     context_.clear();
     return defaults;
   }
@@ -421,7 +426,14 @@ class SuiteParser {
     if (batch) problem.batch = batch->value;
     if (accumulate) problem.accumulate = accumulate->value;
     if (const Entry* entry = find("threads")) result.threads = int(requireInRange(*entry, "threads", kMaxThreads));
-    if (mlp) parseMlp(find, result.line, batch, accumulate, c_dtype.has_value(), problem);
+    if (mlp) {
+      const auto find_or_default = [&](std::string_view key) -> const Entry* {
+        if (const Entry* entry = find(key)) return entry;
+        const std::optional<Entry>& fallback = key == "bias" ? defaults.bias : defaults.activation;
+        return (key == "bias" || key == "activation") && fallback ? &*fallback : nullptr;
+      };
+      parseMlp(find_or_default, result.line, batch, accumulate, c_dtype.has_value(), problem);
+    }
 
     if (problem.kind == OpKind::Gemm) {
       if (problem.batch != 1) {

@@ -13,6 +13,7 @@
 #include "kernels/common/blocked_gemm.h"
 #include "kernels/common/thread_split.h"
 #include "kernels/libxsmm/libxsmm_bf16.h"
+#include "kernels/libxsmm/libxsmm_mlp.h"
 #endif
 
 namespace nkbench {
@@ -164,7 +165,6 @@ class LibxsmmBackend final : public Backend {
   std::string version() const override { return LIBXSMM_VERSION; }
 
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
-    if (problem.kind == OpKind::Mlp) return "libxsmm: mlp cases are not supported yet";
     if (problem.m < 1 || problem.n < 1 || problem.k < 1 || problem.batch < 1)
       return "libxsmm needs M, N, K and batch of at least 1";
     if (problem.dtype != DType::F32 && problem.dtype != DType::BF16)
@@ -179,6 +179,8 @@ class LibxsmmBackend final : public Backend {
       if (problem.batch != 1) return "libxsmm gemm needs batch 1";
       if (problem.accumulate) return "libxsmm gemm runs with beta 0 only";
     }
+    // An mlp's layers run as BRGEMMs over its blocks (libxsmm_mlp.h); bf16 needs the bf16 BRGEMM as GEMMs do.
+    if (problem.kind == OpKind::Mlp) return libxsmm::mlpUnsupported(problem, target_.target);
     if (problem.dtype == DType::BF16) return libxsmm::bf16Unsupported(problem, target_.target.name);
     if (problem.kind == OpKind::Gemm) {
       Problem block = problem;
@@ -193,6 +195,7 @@ class LibxsmmBackend final : public Backend {
 
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
+    if (problem.kind == OpKind::Mlp) return libxsmm::makeMlpKernel(problem, operands, target_.target, config_.threads);
     if (problem.dtype == DType::BF16)
       return libxsmm::makeBf16Kernel(problem, operands, target_.target, config_.threads);
     if (problem.kind == OpKind::Gemm)

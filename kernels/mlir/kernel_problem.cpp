@@ -36,7 +36,12 @@ BlockOrder gemmBlockOrderFor(const Schedule& schedule) {
   return schedule.nanokernel == NanokernelKind::AmxTile ? BlockOrder::NBlocksOuter : BlockOrder::MBlocksOuter;
 }
 
+MlpBlocking mlpBlockingFor(const Problem& mlp, const Schedule& schedule) {
+  return chooseMlpBlocking(mlp, {schedule.gemm_block.bm, schedule.gemm_block.bn}, schedule.block_m, schedule.block_n);
+}
+
 Problem kernelProblemFor(const Problem& problem, const Schedule& schedule, const CacheSizes& caches) {
+  if (problem.kind == OpKind::Mlp) return mlpBlockProblem(problem, mlpBlockingFor(problem, schedule), 0);
   if (problem.kind == OpKind::Gemm) return blockProblemOf(problem, gemmBlockingFor(problem, schedule, caches));
   Problem pairs = problem;
   if (schedule.nanokernel == NanokernelKind::AmxTile) {

@@ -7,6 +7,7 @@
 #include "harness/core/problem.h"
 #include "harness/host/cache_info.h"
 #include "kernels/common/blocked_gemm.h"
+#include "kernels/common/blocked_mlp.h"
 #include "kernels/mlir/schedule.h"
 
 namespace nkbench::mlir_backend {
@@ -25,7 +26,11 @@ GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, cons
 // vector routes run M blocks outer (tuned on the AVX-512 hosts).
 BlockOrder gemmBlockOrderFor(const Schedule& schedule);
 
-// A GEMM's block kernel (whole AMX tiles on the tile route, whole vectors of
+// An mlp's blocks (kernels/common/blocked_mlp.h): the schedule's GEMM block
+// rows, and columns of its register block's width that pad the widths least.
+MlpBlocking mlpBlockingFor(const Problem& mlp, const Schedule& schedule);
+
+// An mlp's kernel: its first layer's block, with the epilogue. A GEMM's block kernel (whole AMX tiles on the tile route, whole vectors of
 // columns on the bf16 dot-product route); a BRGEMM with K padded to whole tile
 // steps on the tile route, or made even on the bf16 dot-product route;
 // otherwise the problem itself.

@@ -9,6 +9,8 @@
 #include "harness/core/error.h"
 #include "harness/host/cache_info.h"
 #include "kernels/common/blocked_gemm.h"
+#include "kernels/common/block_epilogue.h"
+#include "kernels/common/blocked_mlp.h"
 #include "kernels/common/row_panels.h"
 #include "kernels/common/thread_split.h"
 #include "kernels/mlir/amx/amx_payload_ir.h"
@@ -173,6 +175,48 @@ class GemmKernel final : public Kernel {
   int threads_;
 };
 
+// An mlp as block kernel calls over activations that stay blocked between
+// layers (BlockedMlpOf), one kernel per layer shape, each with the layer's
+// bias and activation fused into its stores of C; or, given
+// `separate_epilogue`, kernels without them and a pass over each block after
+// its call (the comparison for the fused epilogue).
+template <class Mlp>
+class MlpKernel final : public Kernel {
+ public:
+  MlpKernel(std::vector<std::shared_ptr<CompiledKernel>> layers, Mlp mlp, Operands operands, KernelInfo info,
+            int threads, std::optional<MlpLayers> separate_epilogue)
+      : layers_(std::move(layers)), mlp_(std::move(mlp)), operands_(operands), info_(std::move(info)),
+        threads_(threads), separate_epilogue_(std::move(separate_epilogue)) {}
+  void pack() override { mlp_.pack(operands_.aAs<Input>(), operands_.bAs<Input>(), operands_.bias); }
+  void compute() override {
+    const MlpBlocking& blocking = mlp_.blocking();
+    mlp_.compute(
+        [&](std::int64_t layer, const Input* a, const Input* w, Input* y, const float* bias) {
+          const CompiledKernel& kernel = *layers_[std::size_t(layer)];
+          if (separate_epilogue_) {
+            kernel.function()(a, w, y);
+            applyBlockEpilogue(y, blocking.bm, blocking.bc, bias, separate_epilogue_->activation);
+          } else if (bias) {
+            kernel.biasFunction()(a, w, y, bias);
+          } else {
+            kernel.function()(a, w, y);
+          }
+        },
+        threads_);
+  }
+  void unpack() override { mlp_.unpack(operands_.cAs<Input>()); }
+  const KernelInfo& info() const override { return info_; }
+
+ private:
+  using Input = typename Mlp::Input;
+  std::vector<std::shared_ptr<CompiledKernel>> layers_;
+  Mlp mlp_;
+  Operands operands_;
+  KernelInfo info_;
+  int threads_;
+  std::optional<MlpLayers> separate_epilogue_;
+};
+
 class MlirBackend final : public Backend {
  public:
   MlirBackend(const BackendConfig& config, Lowering lowering)
@@ -187,7 +231,7 @@ class MlirBackend final : public Backend {
   std::string version() const override { return "MLIR " LLVM_VERSION_STRING; }
 
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
-    if (problem.kind == OpKind::Mlp) return name() + ": mlp cases are not supported yet";
+    if (problem.kind == OpKind::Mlp) return mlpUnsupported(problem);
     if (auto reason = brgemmThreadsUnsupported(name(), problem, config_.threads)) return reason;
     if (auto reason = kernelUnsupported(problem)) return reason;
     if (config_.threads > 1 && routeFor(problem).schedule.nanokernel == NanokernelKind::AmxTile)
@@ -256,6 +300,7 @@ class MlirBackend final : public Backend {
 
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
+    if (problem.kind == OpKind::Mlp) return prepareMlp(problem, operands);
     const RouteChoice route = routeFor(problem);
     const Schedule& schedule = route.schedule;
     const bool bf16_c = problem.c_dtype == DType::BF16;
@@ -292,6 +337,62 @@ class MlirBackend final : public Backend {
     request.caches = caches_;
     request.peaks = {config_.fp32_fma_peak_gflops, config_.bf16_dot_peak_gflops};
     return mlir_backend::chooseRoute(config_.isa, problem, request);
+  }
+
+  std::optional<std::string> mlpUnsupported(const Problem& mlp) const {
+    if (lowering_ == Lowering::GenericVector)
+      return "mlir-default: the generic lowering has no fused epilogue; mlp cases run on mlir";
+    std::optional<RouteChoice> route;
+    try {
+      route = routeFor(mlp);
+    } catch (const Error& error) {
+      return error.what();
+    }
+    const MlpBlocking blocking = mlir_backend::mlpBlockingFor(mlp, route->schedule);
+    for (std::int64_t layer = 0; layer < mlp.mlp.count(); ++layer) {
+      const Problem block = mlpBlockProblem(mlp, blocking, layer);
+      const Problem kernel = mlir_backend::kernelProblemFor(block, route->schedule, caches_);
+      if (kernel.describe() != block.describe() ||
+          (route->schedule.bInVnniPairs() && mlir_backend::vnniBColumns(kernel, route->schedule) != block.n))
+        return fmt::format("mlir: the mlp's {} blocks would need padding inside the kernel", block.describe());
+      if (auto reason = kernelUnsupported(block)) return reason;
+    }
+    return std::nullopt;
+  }
+
+  std::unique_ptr<Kernel> prepareMlp(const Problem& mlp, const Operands& operands) {
+    const RouteChoice route = routeFor(mlp);
+    const Schedule& schedule = route.schedule;
+    const MlpBlocking blocking = mlir_backend::mlpBlockingFor(mlp, schedule);
+    const BLayout w_layout = schedule.bInVnniPairs() ? BLayout::VnniPairs : BLayout::Plain;
+    if (mlp.dtype == DType::F32)
+      return makeMlpKernel(BlockedMlp(mlp, blocking, w_layout, mlir_backend::gemmBlockOrderFor(schedule)), route,
+                           operands);
+    return makeMlpKernel(Bf16BlockedMlp(mlp, blocking, w_layout, mlir_backend::gemmBlockOrderFor(schedule)), route,
+                         operands);
+  }
+
+  template <class Mlp>
+  std::unique_ptr<Kernel> makeMlpKernel(Mlp mlp, const RouteChoice& route, const Operands& operands) {
+    const Problem first = mlp.blockProblem(0);
+    std::optional<MlpLayers> separate;
+    if (!route.schedule.fused_epilogue && first.hasEpilogue()) separate = first.mlp;
+    std::vector<std::shared_ptr<CompiledKernel>> layers;
+    for (std::int64_t layer = 0; layer < mlp.layerCount(); ++layer) {
+      Problem block = mlp.blockProblem(layer);
+      if (separate) block.mlp = MlpLayers{};
+      layers.push_back(compileCached(block, route.schedule));
+    }
+    KernelInfo info = describeKernel(*layers.front(), route, first.c_dtype);
+    const MlpBlocking& b = mlp.blocking();
+    const std::string epilogue = !first.hasEpilogue() ? ""
+                                 : separate ? ", " + first.mlp.epilogueText() + " in a pass over each block after it"
+                                            : ", " + first.mlp.epilogueText() + " fused";
+    info.implementation += fmt::format(", {}x{} blocks per layer{}", b.bm, b.bc, epilogue);
+    info.packing = fmt::format("X -> {0}x{1} blocks, W -> {1}x{1} {2}blocks, activations blocked between layers",
+                               b.bm, b.bc, route.schedule.bInVnniPairs() ? "VNNI " : "");
+    return std::make_unique<MlpKernel<Mlp>>(std::move(layers), std::move(mlp), operands, std::move(info),
+                                            config_.threads, std::move(separate));
   }
 
   // The row names why a case left the tile route, if it did.

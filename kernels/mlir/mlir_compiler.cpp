@@ -16,6 +16,7 @@
 #include "kernels/mlir/jit/kernel_jit.h"
 #include "kernels/mlir/vector/batch_prefetch.h"
 #include "kernels/mlir/vector/edge_masks.h"
+#include "kernels/mlir/vector/fused_epilogue.h"
 #include "kernels/mlir/vector/payload_ir.h"
 #include "kernels/mlir/vector/register_block_plan.h"
 #include "llvm/ADT/StringExtras.h"
@@ -229,6 +230,7 @@ class JitKernel final : public CompiledKernel {
       : code_(std::move(code)), evidence_(std::move(evidence)), blocks_(std::move(blocks)), tiles_(std::move(tiles)),
         times_(times), cache_use_(cache_use) {}
   KernelFunction function() const override { return reinterpret_cast<KernelFunction>(code_->entry()); }
+  BiasKernelFunction biasFunction() const override { return reinterpret_cast<BiasKernelFunction>(code_->entry()); }
   const std::optional<TileCalls>& tileCalls() const override { return tiles_; }
   const NanokernelEvidence& evidence() const override { return evidence_; }
   const std::string& registerBlocks() const override { return blocks_; }
@@ -435,6 +437,7 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
 
   runPipeline(*module, kBufferizePipeline, "bufferization", fail);
   insertBatchPrefetches(*module, plan.prefetch_distance);
+  const FusedEpilogue epilogue = fuseEpilogue(*module, p.mlp);
   times.bufferize += clock.lap();
   // bf16: the VNNI load of B is an n-D transfer that would otherwise be scalarised
   // into one load per pair; flattened, it is one vector load. Only transfers whose
@@ -455,6 +458,11 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
   if (lowered.count("llvm.call")) throw Error("mlir: the kernel for " + p.describe() + " allocates memory per call");
   if (stages) stages->llvm_dialect = printOp(*module);
   result.evidence = checkNanokernels(source.lowering, plan, scheduled, lowered);
+  if (p.hasEpilogue()) {
+    // A read of C after its fused stores would be a second pass over it.
+    result.evidence.composed = result.evidence.composed && epilogue.reads_after == 0;
+    result.evidence.summary += "; " + epilogue.summary();
+  }
   result.register_blocks = describeRegisterBlocks(plan);
   times.lower += clock.lap();
   return result;

@@ -27,6 +27,8 @@ namespace nkbench::mlir_backend {
 
 // A and B are f32, or bf16 (A as pairs, B in VNNI pairs); C is f32, or bf16.
 using KernelFunction = void (*)(const void* a, const void* b, void* c);
+// An mlp layer's block kernel with a bias: the same function, with the bias of C's N columns.
+using BiasKernelFunction = void (*)(const void* a, const void* b, void* c, const float* bias);
 
 // What calls of a tile kernel need: the first tile shape's configuration loaded
 // on the calling thread (useTileConfig) and, for emulated tiles, a check for
@@ -46,6 +48,7 @@ class CompiledKernel {
  public:
   virtual ~CompiledKernel() = default;
   virtual KernelFunction function() const = 0;
+  virtual BiasKernelFunction biasFunction() const = 0;  // a kernel whose problem has a bias
   virtual const std::optional<TileCalls>& tileCalls() const = 0;  // nullopt for vector kernels
   virtual const NanokernelEvidence& evidence() const = 0;
   virtual const std::string& registerBlocks() const = 0;

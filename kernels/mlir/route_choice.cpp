@@ -36,9 +36,28 @@ RouteChoice bf16VectorRoute(const Problem& problem, const HostPeaks& peaks, std:
   return {selectSchedule(Isa::Avx512, problem.dtype), reason.empty() ? why : reason + "; " + why, "analytic"};
 }
 
+// An mlp's layers run the route of its first layer's GEMM, on blocks that can
+// take the epilogue and read the bf16 activations the layer before wrote: the
+// tile route has no fused epilogue yet, and the f32-A route would widen every
+// layer's activations again; they give way to the vector and widening routes.
+RouteChoice mlpRoute(RouteChoice route, const Problem& mlp, const HostPeaks& peaks) {
+  if (route.schedule.nanokernel == NanokernelKind::AmxTile)
+    route = bf16VectorRoute(mlp, peaks, "mlp: the tile route has no fused epilogue yet");
+  if (route.schedule.nanokernel == NanokernelKind::Bf16F32AFma) {
+    std::string name = route.schedule.name;
+    name.replace(name.find("bf16-f32a"), std::string_view("bf16-f32a").size(), "bf16-widen");
+    route.schedule = parseScheduleSpec(name);
+    route.reason += std::string(route.reason.empty() ? "" : "; ") +
+                    "mlp: activations stay bf16 between layers, widened in registers";
+  }
+  return route;
+}
+
 }  // namespace
 
 RouteChoice chooseRoute(Isa isa, const Problem& problem, const RouteRequest& request) {
+  if (problem.kind == OpKind::Mlp)
+    return mlpRoute(chooseRoute(isa, problem.mlpLayer(0), request), problem, request.peaks);
   if (!request.named_schedule.empty())
     return {selectSchedule(isa, problem.dtype, request.named_schedule), "", "--schedule"};
   if (request.tuned) {

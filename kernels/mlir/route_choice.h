@@ -64,7 +64,8 @@ struct RouteChoice {
 // cap's default, except that under amx or amx-emulated a bf16 case whose
 // tileUtilisation is below kMinTileUtilisation takes the best vector schedule,
 // and that the bf16 dot product gives way to the f32 FMAs on A widened when
-// packed where bf16DotSlowerThanFma.
+// packed where bf16DotSlowerThanFma. An mlp takes its first layer's route, on
+// a vector route whose blocks take a fused epilogue (the reason says so).
 // Throws nkbench::Error as selectSchedule does.
 RouteChoice chooseRoute(Isa isa, const Problem& problem, const RouteRequest& request);
 RouteChoice chooseRoute(Isa isa, const Problem& problem, const std::string& named_schedule = "");

@@ -58,6 +58,10 @@ struct Schedule {
   // stream from L2 (amxPrefetchesNextBatchEntry), unless 0.
   std::int64_t prefetch_distance = kAutoPrefetch;
   EdgeRows edge_rows = EdgeRows::Auto;
+  // mlp layers: bias and activation fused into the block kernel's stores of C
+  // (fused_epilogue.h), or, for comparison, applied after each block call by a
+  // pass over the block while it is in cache (`:epilogue=separate`).
+  bool fused_epilogue = true;
 
   std::int64_t accumulators() const { return block_m * (block_n / vector_lanes); }
   bool bInVnniPairs() const { return nanokernel == NanokernelKind::Bf16Dot || nanokernel == NanokernelKind::AmxTile; }
@@ -76,10 +80,11 @@ Schedule selectSchedule(Isa isa, DType dtype, const std::string& name = "");
 const Schedule* findSchedule(const std::string& name);
 
 // A table entry, or a schedule of a table family with its own blocks and
-// settings: "FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D]",
+// settings: "FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D][:epilogue=separate]",
 // e.g. "avx512.f32.12x32:gemm=96x64x256:prefetch=2" (the family's first entry
 // with that register block, GEMM block, form of the rows register blocks leave
-// over (EdgeRows; vector routes) and batch prefetch distance D, 0 for none).
+// over (EdgeRows; vector routes), batch prefetch distance D, 0 for none, and
+// for mlp cases the epilogue as a separate pass (Schedule::fused_epilogue)).
 // The blocks must fit (registerBlockProblem), and the name be written as the
 // schedule's own name spells it. Throws nkbench::Error naming the problem.
 Schedule parseScheduleSpec(const std::string& spec);
@@ -89,6 +94,7 @@ struct ScheduleSettings {
   std::optional<GemmBlocking> gemm_block;
   EdgeRows edge_rows = EdgeRows::Auto;
   std::int64_t prefetch_distance = kAutoPrefetch;
+  bool separate_epilogue = false;
 };
 
 // The name parseScheduleSpec reads back as `base`'s family with these blocks and settings.

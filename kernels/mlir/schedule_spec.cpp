@@ -97,6 +97,7 @@ std::string scheduleSpecName(const Schedule& base, std::int64_t block_m, std::in
   if (settings.edge_rows != EdgeRows::Auto)
     name += settings.edge_rows == EdgeRows::ShortBand ? ":rows=short" : ":rows=balanced";
   if (settings.prefetch_distance != kAutoPrefetch) name += fmt::format(":prefetch={}", settings.prefetch_distance);
+  if (settings.separate_epilogue) name += ":epilogue=separate";
   return name;
 }
 
@@ -113,8 +114,8 @@ Schedule parseScheduleSpec(const std::string& spec) {
   const std::string family = familyOf(block_part);
   const Schedule* base = familyBase(family);
   if (!base)
-    throw bad(fmt::format("unknown (known: {}; or FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D] "
-                          "of the families {})",
+    throw bad(fmt::format("unknown (known: {}; or FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D]"
+                          "[:epilogue=separate] of the families {})",
                           scheduleNames(), families()));
   const auto block = readDims(std::string_view(block_part).substr(family.size() + 1), 2);
   if (!block) throw bad("the register block is not MxN in positive numbers");
@@ -147,8 +148,13 @@ Schedule parseScheduleSpec(const std::string& spec) {
       if (!distance || *distance > kMaxPrefetchSetting) throw bad(fmt::format("prefetch=: 0 to {}", kMaxPrefetchSetting));
       settings.prefetch_distance = *distance;
       schedule.prefetch_distance = *distance;
+    } else if (key == "epilogue" && value == "separate") {
+      if (schedule.nanokernel == NanokernelKind::AmxTile) throw bad("epilogue=: the tile route has no mlp epilogue");
+      settings.separate_epilogue = true;
+      schedule.fused_epilogue = false;
     } else {
-      throw bad("the modifiers are :gemm=BMxBNxBK, :rows=short|balanced and :prefetch=D, in that order");
+      throw bad("the modifiers are :gemm=BMxBNxBK, :rows=short|balanced, :prefetch=D and :epilogue=separate, in that "
+                "order");
     }
   }
   if (auto problem = registerBlockProblem(schedule)) throw bad(*problem);

@@ -10,13 +10,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "kernels/onednn/onednn_common.h"
 #include "kernels/onednn/onednn_isa_cap.h"
 #include "kernels/onednn/onednn_isa_level.h"
 #include "kernels/onednn/onednn_layout.h"
-
-#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
-#include <omp.h>
-#endif
+#include "kernels/onednn/onednn_mlp.h"
 #endif
 
 namespace nkbench {
@@ -28,27 +26,10 @@ std::string backendName(bool blocked_weights) {
 
 #if defined(NKBENCH_HAVE_ONEDNN)
 
-constexpr bool kThreadsSettable = DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP;
-
-void setThreadCount(int threads) {
-#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
-  omp_set_num_threads(threads);
-#else
-  (void)threads;
-#endif
-}
-
-dnnl::memory::data_type operandType(DType dtype) {
-  return dtype == DType::BF16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
-}
-
-// Matrix `index` of a dense batch of `elements`-sized operands. oneDNN only reads
-// A and B; its memory objects take non-const handles.
-void* operandAt(const void* base, std::int64_t index, std::int64_t elements, DType dtype) {
-  const auto bytes = elementBytes(dtype);
-  const auto* first = static_cast<const unsigned char*>(base);
-  return const_cast<unsigned char*>(first + index * elements * bytes);
-}
+using onednn::implementationName;
+using onednn::operandType;
+using onednn::plainMatrix;
+using onednn::Reorder;
 
 // A batch of more than one matmul into a bf16 C would round C at every step: it
 // sums into an f32 C instead, which is rounded to the bf16 C once at the end.
@@ -56,10 +37,6 @@ bool sumsThroughF32(const Problem& problem) { return problem.c_dtype == DType::B
 
 // The C the matmuls write: the problem's, or the f32 one a rounded-once bf16 C sums in.
 DType matmulCType(const Problem& problem) { return sumsThroughF32(problem) ? DType::F32 : problem.c_dtype; }
-
-dnnl::memory::desc plainMatrix(std::int64_t rows, std::int64_t cols, DType dtype) {
-  return dnnl::memory::desc({rows, cols}, operandType(dtype), dnnl::memory::format_tag::ab);
-}
 
 // One matmul C = A_b * B_b (M x K times K x N; A and B of the problem's type),
 // optionally summed into C's old value (in f32, rounded once to a bf16 C).
@@ -80,11 +57,15 @@ dnnl::matmul::primitive_desc makeMatmul(const Problem& problem, bool blocked_wei
 }
 
 // bf16 matmul needs AVX-512 in oneDNN; under a lower cap it has no implementation.
-// Creating the primitive descriptor is how to ask (a few hundred microseconds).
+// Creating the primitive descriptor is how to ask (a few hundred microseconds):
+// the case's matmul, or an mlp's first layer (its others differ only in sizes).
 std::optional<std::string> matmulUnavailable(const Problem& problem, bool blocked_weights) {
   try {
     const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-    makeMatmul(problem, blocked_weights, problem.accumulate, engine);
+    if (problem.kind == OpKind::Mlp)
+      onednn::makeMlpLayer(problem, 0, blocked_weights, engine);
+    else
+      makeMatmul(problem, blocked_weights, problem.accumulate, engine);
     return std::nullopt;
   } catch (const dnnl::error& error) {
     if (error.status == dnnl_unimplemented)
@@ -118,9 +99,9 @@ class OnednnKernel final : public Kernel {
     for (std::int64_t index = 0; index < problem.batch; ++index) {
       const dnnl::matmul::primitive_desc& pd = pdFor(index);
       dnnl::memory a(pd.src_desc(), engine_,
-                     operandAt(operands.a, index, problem.m * problem.k, problem.dtype));
+                     onednn::elementAt(operands.a, index * problem.m * problem.k, problem.dtype));
       dnnl::memory user_b(plain_b, engine_,
-                          operandAt(operands.b, index, problem.k * problem.n, problem.dtype));
+                          onednn::elementAt(operands.b, index * problem.k * problem.n, problem.dtype));
       dnnl::memory b = user_b;
       if (pd.weights_desc() != plain_b) {
         b = dnnl::memory(pd.weights_desc(), engine_);
@@ -133,8 +114,7 @@ class OnednnKernel final : public Kernel {
 
   void pack() override {
     try {
-      for (Reorder& reorder : reorders_)
-        reorder.primitive.execute(stream_, reorder.from, reorder.to);
+      for (Reorder& reorder : reorders_) reorder.execute(stream_);
       stream_.wait();
     } catch (const dnnl::error& error) {
       throw Error(fmt::format("oneDNN weights reorder failed: {}", error.what()));
@@ -143,10 +123,10 @@ class OnednnKernel final : public Kernel {
 
   void compute() override {
     try {
-      if (widen_c_) widen_c_->primitive.execute(stream_, widen_c_->from, widen_c_->to);
+      if (widen_c_) widen_c_->execute(stream_);
       for (std::size_t index = 0; index < args_.size(); ++index)
         primitiveFor(static_cast<std::int64_t>(index)).execute(stream_, args_[index]);
-      if (round_c_) round_c_->primitive.execute(stream_, round_c_->from, round_c_->to);
+      if (round_c_) round_c_->execute(stream_);
       stream_.wait();
     } catch (const dnnl::error& error) {
       throw Error(fmt::format("oneDNN matmul failed: {}", error.what()));
@@ -159,10 +139,6 @@ class OnednnKernel final : public Kernel {
   struct Matmul {
     dnnl::matmul::primitive_desc pd;
     dnnl::matmul primitive{pd};
-  };
-  struct Reorder {
-    dnnl::reorder primitive;
-    dnnl::memory from, to;
   };
 
   bool usesPlain(std::int64_t index) const { return index == 0 && plain_.has_value(); }
@@ -187,14 +163,6 @@ class OnednnKernel final : public Kernel {
     if (!reorders_.empty())
       info_.packing =
           fmt::format("B -> {} (a=K, b=N)", onednn::describeLayout(pdFor(0).weights_desc()));
-  }
-
-  // impl_info_str() names the ISA for brgemm ("brg:avx512_core") but not for
-  // "gemm:jit", whose kernels follow the process ISA cap.
-  static std::string implementationName(const dnnl::matmul::primitive_desc& pd) {
-    std::string name = pd.impl_info_str();
-    if (name.find("avx") == std::string::npos) name += " (max isa " + onednn::effectiveIsa() + ")";
-    return name;
   }
 
   dnnl::engine engine_;
@@ -223,7 +191,6 @@ class OnednnBackend final : public Backend {
   }
 
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
-    if (problem.kind == OpKind::Mlp) return name() + ": mlp cases are not supported yet";
     if (problem.m < 1 || problem.n < 1 || problem.k < 1 || problem.batch < 1)
       return "oneDNN needs M, N, K and batch of at least 1";
     if (problem.dtype != DType::F32 && problem.dtype != DType::BF16)
@@ -231,7 +198,7 @@ class OnednnBackend final : public Backend {
     if (problem.c_dtype == DType::BF16 && problem.dtype != DType::BF16) return "oneDNN: a bf16 C needs bf16 A and B";
     if (problem.kind == OpKind::Gemm && problem.batch != 1) return "oneDNN gemm needs batch 1";
     if (config_.threads < 1) return "oneDNN needs at least 1 thread";
-    if (!kThreadsSettable && config_.threads != 1)
+    if (!onednn::kThreadsSettable && config_.threads != 1)
       return "this oneDNN build does not use OpenMP, so its thread count cannot be set";
     if (isa_problem_) return isa_problem_;
     if (problem.dtype == DType::BF16) return matmulUnavailable(problem, blocked_weights_);
@@ -241,8 +208,10 @@ class OnednnBackend final : public Backend {
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
     // oneDNN sizes its work split by the thread count when the primitive is made.
-    setThreadCount(config_.threads);
+    onednn::setThreadCount(config_.threads);
     try {
+      if (problem.kind == OpKind::Mlp)
+        return onednn::makeMlpKernel(problem, operands, blocked_weights_, config_.isa);
       return std::make_unique<OnednnKernel>(problem, operands, blocked_weights_, config_.isa);
     } catch (const dnnl::error& error) {
       throw Error(fmt::format("oneDNN failed for {}: {}", problem.describe(), error.what()));

@@ -550,4 +550,79 @@ TEST(Cli, ListShowsTheCasesOfAShard) {
   EXPECT_EQ(cases, 1) << list.output;
 }
 
+
+// Two mlp cases: f32 with bias and ReLU, and bf16 with neither.
+constexpr const char* kMlpCases =
+    "  - {id: mlp-relu, kind: mlp, layers: [64, 96, 32], batch: 16, bias: true, activation: relu}\n"
+    "  - {id: mlp-bf16, kind: mlp, layers: [48, 40, 24, 16], batch: 8, dtype: bf16}\n";
+
+TEST(Cli, MlpCasesRunOnEigenAndReportTheirLayers) {
+  const fs::path csv = tempPath("mlp.csv");
+  const SuiteRun run = runCases("mlp", kMlpCases, "--backends eigen --out " + csv.string());
+  ASSERT_EQ(run.outcome.exit_code, 0) << run.outcome.output;
+  EXPECT_NE(run.outcome.output.find("2 rows: 2 passed, 0 failed, 0 skipped"), std::string::npos) << run.outcome.output;
+
+  const std::vector<std::string> lines = readLines(csv);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].rfind("suite,case,kind,dtype,c_dtype,m,n,k,batch,beta,layers,epilogue,isa,", 0), 0u) << lines[0];
+  // m is the rows, n the last width, k the first; layers and epilogue follow beta.
+  EXPECT_EQ(lines[1].rfind("mlp,mlp-relu,mlp,f32,f32,16,32,64,1,0,64-96-32,bias+relu,", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[2].rfind("mlp,mlp-bf16,mlp,bf16,bf16,8,16,48,1,0,48-40-24-16,,", 0), 0u) << lines[2];
+  for (std::size_t i = 1; i < lines.size(); ++i) EXPECT_NE(lines[i].find(",passed,"), std::string::npos) << lines[i];
+
+  const nlohmann::json report = readReport(run.json);
+  ASSERT_EQ(report.at("rows").size(), 2u);
+  const double flops[] = {2.0 * 16 * (64 * 96 + 96 * 32), 2.0 * 8 * (48 * 40 + 40 * 24 + 24 * 16)};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const nlohmann::json& row = report.at("rows")[i];
+    EXPECT_EQ(row.at("status"), "passed") << row.dump();
+    EXPECT_EQ(row.at("max_error"), 0.0) << row.dump();  // exact fill: every layer bit for bit
+    // GFLOPS count the layers' GEMMs: 2 * batch * sum C_{l-1} C_l per call.
+    const double gflops = flops[i] / (row.at("median_ms").get<double>() * 1e6);
+    EXPECT_NEAR(row.at("median_gflops").get<double>(), gflops, 0.01 * gflops + 0.01) << row.dump();
+  }
+  EXPECT_EQ(report.at("rows")[0].at("layers"), "64-96-32");
+  EXPECT_EQ(report.at("rows")[0].at("epilogue"), "bias+relu");
+  EXPECT_EQ(report.at("rows")[1].at("layers"), "48-40-24-16");
+  EXPECT_EQ(report.at("rows")[1].at("epilogue"), "");
+  EXPECT_NE(report.at("rows")[1].at("implementation").get<std::string>().find("rounded to bf16"), std::string::npos);
+}
+
+// In process and in the isolated child alike, with the random fill and with
+// cold-cache operand sets (each with its own biases), every layer verifies.
+TEST(Cli, MlpCasesVerifyInEveryRunMode) {
+  const struct {
+    const char* name;
+    const char* options;
+  } modes[] = {{"mlp-in-process", "--no-isolate"},
+               {"mlp-random", "--fill random"},
+               {"mlp-cold", "--cache cold --cold-mib 1"}};
+  for (const auto& mode : modes) {
+    const SuiteRun run = runCases(mode.name, kMlpCases, std::string("--backends eigen ") + mode.options);
+    ASSERT_EQ(run.outcome.exit_code, 0) << mode.name << ": " << run.outcome.output;
+    const nlohmann::json report = readReport(run.json);
+    ASSERT_EQ(report.at("rows").size(), 2u) << mode.name;
+    for (const nlohmann::json& row : report.at("rows")) EXPECT_EQ(row.at("status"), "passed") << row.dump();
+  }
+}
+
+TEST(Cli, ListDescribesAnMlpByItsRowsAndLayers) {
+  const fs::path suite = tempPath("mlp-list.yaml");
+  std::ofstream(suite) << "suite: mlp-list\ncases:\n" << kMlpCases;
+  const Outcome list = runNkbench("list --backends eigen --suite " + suite.string());
+  ASSERT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_NE(list.output.find("mlp f32 16x[64-96-32] bias+relu"), std::string::npos) << list.output;
+  EXPECT_NE(list.output.find("mlp bf16 8x[48-40-24-16]\n"), std::string::npos) << list.output;
+}
+
+TEST(Cli, AMalformedMlpCaseIsOneLine) {
+  const SuiteRun run = runCases("mlp-bad", "  - {id: x, kind: mlp, layers: [64, 96], batch: 4, activation: gelu}\n",
+                                "--backends eigen");
+  EXPECT_EQ(run.outcome.exit_code, 2) << run.outcome.output;
+  EXPECT_NE(run.outcome.output.find("mlp-bad.yaml:3: case 'x': unknown activation 'gelu'; known: relu, none"),
+            std::string::npos)
+      << run.outcome.output;
+  EXPECT_EQ(std::count(run.outcome.output.begin(), run.outcome.output.end(), '\n'), 1) << run.outcome.output;
+}
+
 }  // namespace

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "harness/compare/regression_check.h"
 #include "harness/compare/stored_run.h"
 #include "harness/core/error.h"
 #include "harness/report/json_writer.h"
@@ -95,6 +96,48 @@ TEST(StoredRun, OlderReportsWithoutCDtypeOrSamplesLoad) {
   EXPECT_TRUE(run.rows.at(0).samples_ms.empty());
   EXPECT_EQ(run.rows.at(0).isa_used, "");
   EXPECT_NE(run.origin.find("unknown"), std::string::npos);
+}
+
+// An mlp row: 16 rows through widths 64, 96, 32 with bias and ReLU.
+ResultRow mlpRow(const std::string& backend) {
+  ResultRow row = writtenRow(backend);
+  row.case_id = "mlp";
+  row.problem = Problem{OpKind::Mlp, DType::F32, DType::F32, 16, 32, 64, 1, false, {{64, 96, 32}, true, Activation::Relu}};
+  row.isa = "avx2";
+  return row;
+}
+
+TEST(StoredRun, AnMlpRowIsKnownByItsLayersAndEpilogue) {
+  const fs::path path = tempFile("mlp.json", "");
+  writeJsonFile(path, RunMetadata{}, {mlpRow("eigen")});
+  const StoredRun run = loadStoredRun(path);
+  ASSERT_EQ(run.rows.size(), 1u);
+  EXPECT_EQ(run.rows[0].key(), "mlp eigen f32 avx2");
+  EXPECT_EQ(run.rows[0].problem, "mlp f32 16x[64-96-32] bias+relu");
+  EXPECT_TRUE(run.rows[0].passed());
+}
+
+// The same case id with other layers, or another epilogue, is another problem: not compared.
+TEST(StoredRun, AnMlpWhoseLayersChangedIsNotCompared) {
+  const fs::path base_path = tempFile("mlp-base.json", "");
+  writeJsonFile(base_path, RunMetadata{}, {mlpRow("eigen")});
+  const StoredRun base = loadStoredRun(base_path);
+  for (int change = 0; change < 3; ++change) {
+    ResultRow row = mlpRow("eigen");
+    if (change == 0) row.problem.mlp.widths = {64, 128, 32};
+    if (change == 1) row.problem.mlp.activation = Activation::None;
+    if (change == 2) row.problem.m = 32;
+    const fs::path path = tempFile("mlp-current.json", "");
+    writeJsonFile(path, RunMetadata{}, {row});
+    const StoredRun current = loadStoredRun(path);
+    EXPECT_NE(current.rows.at(0).problem, base.rows.at(0).problem) << change;
+    const Comparison comparison = compareRuns(base, current, {});
+    ASSERT_EQ(comparison.rows.size(), 1u);
+    EXPECT_EQ(comparison.rows[0].verdict, Verdict::NotCompared) << change;
+    EXPECT_NE(comparison.rows[0].note.find("the case changed"), std::string::npos) << comparison.rows[0].note;
+  }
+  // Unchanged, it is compared.
+  EXPECT_NE(compareRuns(base, base, {}).rows.at(0).verdict, Verdict::NotCompared);
 }
 
 TEST(StoredRun, BadReportsNameTheFile) {

@@ -66,6 +66,20 @@ TEST(ScheduleSpec, RowsAndPrefetchAreSettingsOfTheName) {
   EXPECT_NE(refusal("amx.bf16.32x32:rows=short").find("tile route"), std::string::npos);
 }
 
+TEST(ScheduleSpec, AnEpilogueInASeparatePassIsASettingOfTheName) {
+  EXPECT_TRUE(parseScheduleSpec("avx512.f32.8x32").fused_epilogue);
+  const Schedule s = parseScheduleSpec("avx512.f32.8x32:prefetch=2:epilogue=separate");
+  EXPECT_FALSE(s.fused_epilogue);
+  EXPECT_EQ(s.prefetch_distance, 2);
+  ScheduleSettings settings;
+  settings.separate_epilogue = true;
+  EXPECT_EQ(scheduleSpecName(*findSchedule("avx512bf16.bf16.8x32"), 8, 32, settings),
+            "avx512bf16.bf16.8x32:epilogue=separate");
+  EXPECT_NE(refusal("avx512.f32.8x32:epilogue=separate:prefetch=2").find("write it as"), std::string::npos);
+  EXPECT_NE(refusal("avx512.f32.8x32:epilogue=fused").find("modifiers"), std::string::npos);
+  EXPECT_NE(refusal("amx.bf16.32x32:epilogue=separate").find("tile route"), std::string::npos);
+}
+
 TEST(ScheduleSpec, BlocksThatDoNotFitAreRefusedWithTheCount) {
   // 15 x 2 accumulators + 2 B vectors + 1 broadcast = 33 zmm.
   EXPECT_NE(refusal("avx512.f32.15x32").find("needs 33 vector registers"), std::string::npos);

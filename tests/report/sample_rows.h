@@ -66,6 +66,18 @@ inline ResultRow failedRow() {
   return row;
 }
 
+// A passed mlp row: 16 rows through widths 64, 96 and 32, with bias and ReLU.
+inline ResultRow mlpRow() {
+  ResultRow row = passedRow();
+  row.case_id = "mlp-16x64-96-32";
+  row.problem = Problem{OpKind::Mlp, DType::F32, DType::F32, 16, 32, 64, 1, false, {{64, 96, 32}, true, Activation::Relu}};
+  row.backend = "eigen";
+  row.register_block.clear();
+  row.nanokernel.clear();
+  row.implementation = "Eigen products per layer, bias+relu as passes over each output (compiled ISA: avx2+fma)";
+  return row;
+}
+
 inline std::vector<ResultRow> sampleRows() {
   ResultRow other_suite = passedRow();
   other_suite.suite = "default";

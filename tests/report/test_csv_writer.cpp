@@ -168,6 +168,39 @@ TEST(CsvWriter, LeavesMeasurementsNotTakenEmpty) {
   EXPECT_EQ(field(failed, "status"), "failed");
 }
 
+TEST(CsvWriter, AnMlpRowWritesItsLayersAndEpilogue) {
+  const auto record = parseCsv(csvRecord(test::mlpRow()) + "\n").at(0);
+  ASSERT_EQ(record.size(), csvColumns().size());
+  EXPECT_EQ(field(record, "kind"), "mlp");
+  EXPECT_EQ(field(record, "m"), "16");  // the rows
+  EXPECT_EQ(field(record, "n"), "32");  // the last width
+  EXPECT_EQ(field(record, "k"), "64");  // the first width
+  EXPECT_EQ(field(record, "batch"), "1");
+  EXPECT_EQ(field(record, "beta"), "0");
+  EXPECT_EQ(field(record, "layers"), "64-96-32");
+  EXPECT_EQ(field(record, "epilogue"), "bias+relu");
+  EXPECT_EQ(field(record, "isa"), "avx512");  // the column after them
+  const struct {
+    bool bias;
+    Activation activation;
+    const char* epilogue;
+  } epilogues[] = {{true, Activation::None, "bias"}, {false, Activation::Relu, "relu"}, {false, Activation::None, ""}};
+  for (const auto& e : epilogues) {
+    ResultRow row = test::mlpRow();
+    row.problem.mlp.bias = e.bias;
+    row.problem.mlp.activation = e.activation;
+    EXPECT_EQ(field(parseCsv(csvRecord(row) + "\n").at(0), "epilogue"), e.epilogue);
+  }
+}
+
+TEST(CsvWriter, OtherKindsLeaveLayersAndEpilogueEmpty) {
+  for (const ResultRow& row : test::sampleRows()) {
+    const auto record = parseCsv(csvRecord(row) + "\n").at(0);
+    EXPECT_EQ(field(record, "layers"), "") << row.case_id;
+    EXPECT_EQ(field(record, "epilogue"), "") << row.case_id;
+  }
+}
+
 TEST(CsvWriter, UnwritablePathThrows) {
   test::TempDir dir;
   EXPECT_THROW(CsvWriter(dir.path() / "no-such-folder" / "out.csv"), Error);

@@ -153,6 +153,79 @@ TEST(JsonReader, ValuesOfTheWrongTypeOrRangeAreMalformed) {
   }
 }
 
+TEST(JsonReader, AnMlpRowReadsBackIntoTheSameProblem) {
+  test::TempDir dir;
+  const auto path = dir.path() / "report.json";
+  std::vector<ResultRow> rows = {test::mlpRow(), test::passedRow(), test::mlpRow()};
+  rows[2].problem.dtype = DType::BF16;
+  rows[2].problem.c_dtype = DType::BF16;
+  rows[2].problem.mlp = {{1024, 1024, 1024, 1024}, false, Activation::None};
+  rows[2].problem.m = 256;
+  rows[2].problem.k = 1024;
+  rows[2].problem.n = 1024;
+  writeJsonFile(path, test::sampleMetadata(), rows);
+  const JsonReport report = readJsonReport(path);
+  ASSERT_EQ(report.rows.size(), 3u);
+  EXPECT_EQ(toJson(report.metadata, report.rows), toJson(test::sampleMetadata(), rows));
+  for (std::size_t i : {0u, 2u}) {
+    const Problem& read = report.rows[i].problem;
+    const Problem& written = rows[i].problem;
+    EXPECT_EQ(read.kind, OpKind::Mlp);
+    EXPECT_EQ(read.dtype, written.dtype);
+    EXPECT_EQ(read.c_dtype, written.c_dtype);
+    EXPECT_EQ(read.m, written.m);
+    EXPECT_EQ(read.n, written.n);
+    EXPECT_EQ(read.k, written.k);
+    EXPECT_EQ(read.batch, 1);
+    EXPECT_FALSE(read.accumulate);
+    EXPECT_EQ(read.mlp, written.mlp);
+    EXPECT_EQ(read.describe(), written.describe());
+    EXPECT_EQ(read.flops(), written.flops());
+  }
+  EXPECT_EQ(report.rows[0].problem.mlp.widths, (std::vector<std::int64_t>{64, 96, 32}));
+  EXPECT_TRUE(report.rows[0].problem.mlp.bias);
+  EXPECT_EQ(report.rows[0].problem.mlp.activation, Activation::Relu);
+  EXPECT_TRUE(report.rows[1].problem.mlp.widths.empty());  // a brgemm has no layers
+}
+
+TEST(JsonReader, AnMlpRowNeedsItsLayers) {
+  const json good = toJson(test::mlpRow());
+  ASSERT_EQ(rowError(good), "");
+  const struct {
+    const char* key;
+    json value;
+    const char* expected;
+  } cases[] = {
+      {"layers", "64", "'layers' '64': expected two or more widths such as 1024-1024"},
+      {"layers", "64-0-32", "'layers' '64-0-32': expected two or more widths such as 1024-1024"},
+      {"layers", 64, "'layers' must be a string, got 64"},
+      {"epilogue", "gelu", "'epilogue' 'gelu': expected bias+relu, bias, relu or nothing"},
+      {"epilogue", "relu+bias", "'epilogue' 'relu+bias': expected bias+relu, bias, relu or nothing"},
+  };
+  for (const auto& c : cases) {
+    json row = good;
+    row[c.key] = c.value;
+    EXPECT_EQ(rowError(row), std::string("r.json: row 1 is malformed: ") + c.expected) << c.key;
+  }
+  json without_layers = good;
+  without_layers.erase("layers");
+  EXPECT_NE(rowError(without_layers).find("r.json: row 1 is malformed"), std::string::npos);
+  EXPECT_NE(rowError(without_layers).find("layers"), std::string::npos) << rowError(without_layers);
+  json null_layers = good;
+  null_layers["layers"] = nullptr;
+  EXPECT_NE(rowError(null_layers).find("'layers' must be a string"), std::string::npos) << rowError(null_layers);
+  // No epilogue key (or null) reads as none.
+  json without_epilogue = good;
+  without_epilogue.erase("epilogue");
+  const ResultRow plain = rowFromJson(without_epilogue);
+  EXPECT_FALSE(plain.problem.mlp.bias);
+  EXPECT_EQ(plain.problem.mlp.activation, Activation::None);
+  // Other kinds ignore the keys.
+  json brgemm = toJson(test::passedRow());
+  brgemm["layers"] = "not-widths";
+  EXPECT_EQ(rowError(brgemm), "");
+}
+
 TEST(JsonReader, TheCacheModeIsReadBack) {
   RunMetadata metadata = test::sampleMetadata();
   metadata.cache = "cold";

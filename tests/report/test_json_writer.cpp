@@ -55,6 +55,24 @@ TEST(JsonWriter, RowKeysAreTheCsvColumnsAndTheSamples) {
   EXPECT_EQ(keys, columns);
 }
 
+TEST(JsonWriter, AnMlpRowHasItsLayersAndEpilogue) {
+  const json mlp = toJson(test::mlpRow());
+  EXPECT_EQ(mlp.at("kind"), "mlp");
+  EXPECT_EQ(mlp.at("layers"), "64-96-32");
+  EXPECT_EQ(mlp.at("epilogue"), "bias+relu");
+  EXPECT_EQ(mlp.at("m"), 16);
+  EXPECT_EQ(mlp.at("n"), 32);
+  EXPECT_EQ(mlp.at("k"), 64);
+  ResultRow plain = test::mlpRow();
+  plain.problem.mlp.bias = false;
+  plain.problem.mlp.activation = Activation::None;
+  EXPECT_EQ(toJson(plain).at("epilogue"), "");  // an mlp without one: empty, not null
+  // Other kinds: null, as for an empty CSV field.
+  const json brgemm = toJson(test::passedRow());
+  EXPECT_TRUE(brgemm.at("layers").is_null());
+  EXPECT_TRUE(brgemm.at("epilogue").is_null());
+}
+
 TEST(JsonWriter, NumbersAreNumbers) {
   const json row = toJson(test::passedRow());
   EXPECT_EQ(row.at("m"), 8);

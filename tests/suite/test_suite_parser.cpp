@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "harness/core/error.h"
 #include "harness/suite/suite.h"
@@ -349,6 +350,182 @@ TEST(SuiteErrors, QuotedControlCharactersStayOnTheErrorLine) {
   EXPECT_EQ(errorOf("suite: \"a\\nb\"\ncases: []\n"),
             "t.yaml:1: suite name 'a\\nb' may only use letters, digits, '.', '_' and '-'");
   expectError(oneCase("    kind: \"gemm\\r\\u0000\"\n    shape: [1, 1, 1]\n"), 4, {"unknown kind 'gemm\\r\\x00'"});
+}
+
+
+// An mlp case: `batch` is the rows, `layers` the widths C_0 .. C_L.
+TEST(SuiteMlp, ParsesLayersBatchBiasAndActivation) {
+  const Suite suite = parseSuite(R"(suite: s
+cases:
+  - id: mlp-a
+    kind: mlp
+    layers: [64, 96, 32]
+    batch: 16
+    bias: true
+    activation: relu
+  - {id: mlp-b, kind: mlp, layers: [8, 4], batch: 3, dtype: bf16}
+)",
+                                 "t.yaml");
+  ASSERT_EQ(suite.cases.size(), 2u);
+  const Problem& a = suite.cases[0].problem;
+  EXPECT_EQ(a.kind, OpKind::Mlp);
+  EXPECT_EQ(a.m, 16);  // the rows
+  EXPECT_EQ(a.k, 64);  // C_0
+  EXPECT_EQ(a.n, 32);  // C_L
+  EXPECT_EQ(a.batch, 1);
+  EXPECT_FALSE(a.accumulate);
+  EXPECT_EQ(a.mlp.widths, (std::vector<std::int64_t>{64, 96, 32}));
+  EXPECT_TRUE(a.mlp.bias);
+  EXPECT_EQ(a.mlp.activation, Activation::Relu);
+  EXPECT_EQ(a.dtype, DType::F32);
+  EXPECT_EQ(a.c_dtype, DType::F32);
+  EXPECT_EQ(a.describe(), "mlp f32 16x[64-96-32] bias+relu");
+
+  const Problem& b = suite.cases[1].problem;
+  EXPECT_EQ(b.m, 3);
+  EXPECT_EQ(b.k, 8);
+  EXPECT_EQ(b.n, 4);
+  EXPECT_FALSE(b.mlp.bias);
+  EXPECT_EQ(b.mlp.activation, Activation::None);
+  EXPECT_EQ(b.dtype, DType::BF16);
+  EXPECT_EQ(b.c_dtype, DType::BF16);  // an mlp's C is of its dtype unless it says otherwise
+}
+
+TEST(SuiteMlp, DefaultsMayGiveKindBatchAndDtype) {
+  const Suite suite = parseSuite(R"(suite: s
+defaults: {kind: mlp, batch: 256, dtype: bf16, c_dtype: bf16}
+cases:
+  - {id: a, layers: [1024, 1024, 1024], activation: none, bias: false}
+  - {id: b, layers: [32, 32], batch: 8}
+)",
+                                 "t.yaml");
+  const Problem& a = suite.cases.at(0).problem;
+  EXPECT_EQ(a.kind, OpKind::Mlp);
+  EXPECT_EQ(a.m, 256);
+  EXPECT_EQ(a.batch, 1);
+  EXPECT_EQ(a.c_dtype, DType::BF16);
+  EXPECT_EQ(a.mlp.widths.size(), 3u);
+  EXPECT_EQ(suite.cases.at(1).problem.m, 8);
+}
+
+TEST(SuiteMlp, AcceptsAnMlpAtTheLimits) {
+  // 2^16 rows, widths of 2^20 where the operands still fit in 8 GiB.
+  const Suite suite = parseSuite(oneCase("    kind: mlp\n    layers: [1048576, 1]\n    batch: 1\n"
+                                         "  - {id: d, kind: mlp, layers: [1, 1], batch: 65536}\n"),
+                                 "t.yaml");
+  EXPECT_EQ(suite.cases.at(0).problem.k, 1 << 20);
+  EXPECT_EQ(suite.cases.at(1).problem.m, 1 << 16);
+}
+
+TEST(SuiteMlpErrors, MatmulSizesDoNotApplyToAnMlp) {
+  EXPECT_EQ(errorOf(oneCase("    kind: mlp\n    layers: [8, 8]\n    batch: 4\n    m: 4\n")),
+            "t.yaml:7: case 'c': 'm' does not apply to an mlp: its sizes are 'layers' and 'batch' (its rows)");
+  for (const std::string key : {"n", "k"})
+    expectError(oneCase("    kind: mlp\n    layers: [8, 8]\n    " + key + ": 4\n    batch: 4\n"), 6,
+                {"case 'c'", "'" + key + "' does not apply to an mlp"});
+  expectError(oneCase("    kind: mlp\n    shape: [4, 8, 8]\n    layers: [8, 8]\n    batch: 4\n"), 5,
+              {"case 'c'", "'shape' does not apply to an mlp"});
+  // Refused whatever else is wrong or missing: the sizes say what was meant.
+  expectError(oneCase("    kind: mlp\n    shape: [4, 8, 8]\n"), 5, {"'shape' does not apply to an mlp"});
+  // kind from the defaults.
+  expectError("suite: s\ndefaults: {kind: mlp, batch: 2}\ncases:\n  - {id: x, layers: [4, 4],\n     k: 4}\n", 5,
+              {"case 'x'", "'k' does not apply to an mlp"});
+}
+
+TEST(SuiteMlpErrors, MlpKeysApplyToKindMlpOnly) {
+  EXPECT_EQ(errorOf(oneCase("    kind: gemm\n    shape: [1, 1, 1]\n    layers: [8, 8]\n")),
+            "t.yaml:6: case 'c': 'layers' applies to kind mlp only");
+  expectError(oneCase("    kind: brgemm\n    shape: [1, 1, 1]\n    bias: true\n"), 6,
+              {"case 'c'", "'bias' applies to kind mlp only"});
+  expectError(oneCase("    kind: gemm\n    activation: relu\n    shape: [1, 1, 1]\n"), 5,
+              {"case 'c'", "'activation' applies to kind mlp only"});
+  // They are case keys, not defaults.
+  expectError("suite: s\ndefaults:\n  layers: [8, 8]\ncases:\n  - {id: a, kind: gemm, shape: [1, 1, 1]}\n", 3,
+              {"defaults", "unknown key 'layers'"});
+}
+
+TEST(SuiteMlpErrors, LayersNeedTwoOrMorePositiveWidths) {
+  expectError(oneCase("    kind: mlp\n    batch: 4\n"), 3,
+              {"case 'c'", "an mlp needs 'layers'", "e.g. [1024, 1024, 1024]"});
+  EXPECT_EQ(errorOf(oneCase("    kind: mlp\n    layers: [64]\n    batch: 4\n")),
+            "t.yaml:5: case 'c': 'layers' must be a list of two or more widths, got 1 item(s)");
+  expectError(oneCase("    kind: mlp\n    layers: []\n    batch: 4\n"), 5, {"two or more widths", "got 0 item(s)"});
+  expectError(oneCase("    kind: mlp\n    layers: 64\n    batch: 4\n"), 5, {"two or more widths", "got '64'"});
+  expectError(oneCase("    kind: mlp\n    layers:\n    batch: 4\n"), 5, {"two or more widths", "got nothing"});
+  EXPECT_EQ(errorOf(oneCase("    kind: mlp\n    layers: [64, 0, 32]\n    batch: 4\n")),
+            "t.yaml:5: case 'c': 'layers[1]' must be positive, got 0");
+  // A block list: the error is on the offending item's line.
+  expectError(oneCase("    kind: mlp\n    batch: 4\n    layers:\n      - 64\n      - -3\n"), 8,
+              {"case 'c'", "'layers[1]' must be positive, got -3"});
+  expectError(oneCase("    kind: mlp\n    layers: [64, 32.5]\n    batch: 4\n"), 5,
+              {"'layers[1]' must be an integer", "32.5"});
+  expectError(oneCase("    kind: mlp\n    layers: [1048577, 8]\n    batch: 4\n"), 5,
+              {"'layers[0]' is 1048577, above the limit of 1048576"});
+}
+
+TEST(SuiteMlpErrors, AnMlpNeedsItsRowsAsBatch) {
+  EXPECT_EQ(errorOf(oneCase("    kind: mlp\n    layers: [8, 8]\n")),
+            "t.yaml:3: case 'c': an mlp needs 'batch': the rows each layer multiplies, e.g. 256");
+  expectError(oneCase("    kind: mlp\n    layers: [8, 8]\n    batch: 0\n"), 6, {"'batch' must be positive"});
+  expectError(oneCase("    kind: mlp\n    layers: [8, 8]\n    batch: 65537\n"), 6, {"'batch' is 65537", "65536"});
+}
+
+TEST(SuiteMlpErrors, UnknownActivationAndNonBooleanBias) {
+  EXPECT_EQ(errorOf(oneCase("    kind: mlp\n    layers: [8, 8]\n    batch: 4\n    activation: gelu\n")),
+            "t.yaml:7: case 'c': unknown activation 'gelu'; known: relu, none");
+  expectError(oneCase("    kind: mlp\n    layers: [8, 8]\n    batch: 4\n    activation: [relu]\n"), 7,
+              {"'activation' must be a string", "a list"});
+  expectError(oneCase("    kind: mlp\n    layers: [8, 8]\n    batch: 4\n    bias: yes\n"), 7,
+              {"'bias' must be true or false, got 'yes'"});
+  expectError(oneCase("    kind: mlp\n    layers: [8, 8]\n    batch: 4\n    bias: \"true\"\n"), 7,
+              {"'bias' must be true or false", "the string \"true\""});
+  expectError(oneCase("    kind: mlp\n    layers: [8, 8]\n    batch: 4\n    bias: 1\n"), 7,
+              {"'bias' must be true or false, got '1'"});
+}
+
+TEST(SuiteMlpErrors, BetaMustBeZero) {
+  EXPECT_EQ(errorOf(oneCase("    kind: mlp\n    layers: [8, 8]\n    batch: 4\n    beta: 1\n")),
+            "t.yaml:7: case 'c': beta 1, but an mlp's layers compute Y = act(X W + b)");
+  expectError("suite: s\ndefaults:\n  beta: 1\ncases:\n  - {id: m, kind: mlp, layers: [8, 8], batch: 4}\n", 5,
+              {"case 'm'", "beta 1 (from 'defaults', line 3)", "an mlp's layers"});
+  EXPECT_EQ(parseSuite(oneCase("    kind: mlp\n    layers: [8, 8]\n    batch: 4\n    beta: 0\n"), "t.yaml")
+                .cases.at(0)
+                .problem.accumulate,
+            false);
+}
+
+TEST(SuiteMlpErrors, CDtypeMustBeTheDtype) {
+  // Each layer reads the previous layer's output from C.
+  EXPECT_EQ(errorOf(oneCase("    kind: mlp\n    layers: [8, 8]\n    batch: 4\n    dtype: bf16\n    c_dtype: f32\n")),
+            "t.yaml:3: case 'c': an mlp's layers read the previous layer's output, so its c_dtype must be its dtype "
+            "(bf16), got f32");
+  expectError("suite: s\ndefaults: {c_dtype: f32}\ncases:\n  - {id: m, kind: mlp, layers: [8, 8], batch: 4, dtype: bf16}\n",
+              4, {"case 'm'", "c_dtype must be its dtype (bf16), got f32"});
+  // An f32 mlp with a bf16 C: the rule every kind has.
+  expectError(oneCase("    kind: mlp\n    layers: [8, 8]\n    batch: 4\n    c_dtype: bf16\n"), 7,
+              {"c_dtype bf16 needs dtype bf16", "dtype is f32"});
+  const Suite suite =
+      parseSuite(oneCase("    kind: mlp\n    layers: [8, 8]\n    batch: 4\n    dtype: bf16\n    c_dtype: bf16\n"),
+                 "t.yaml");
+  EXPECT_EQ(suite.cases.at(0).problem.c_dtype, DType::BF16);
+}
+
+TEST(SuiteMlpErrors, OperandMemoryCountsEveryLayer) {
+  // One 32768 x 32768 f32 weight is 4 GiB and fits; three are 12 GiB.
+  EXPECT_NO_THROW(parseSuite(oneCase("    kind: mlp\n    layers: [32768, 32768]\n    batch: 1\n"), "t.yaml"));
+  expectError(oneCase("    kind: mlp\n    layers: [32768, 32768, 32768, 32768]\n    batch: 1\n"), 3,
+              {"case 'c'", "operands need 12.0 GiB", "B 12.0 GiB", "limit of 8.0 GiB"});
+  // In bf16 the same weights take half: 6 GiB, with C (every layer's output) in bf16 too.
+  EXPECT_NO_THROW(parseSuite(
+      oneCase("    kind: mlp\n    layers: [32768, 32768, 32768, 32768]\n    batch: 1\n    dtype: bf16\n"), "t.yaml"));
+  // C holds every layer's output: 65536 rows x 1024 x 40 layers of f32 is 10 GiB.
+  const std::string widths = "[1024" + [] {
+    std::string rest;
+    for (int i = 0; i < 40; ++i) rest += ", 1024";
+    return rest;
+  }() + "]";
+  expectError(oneCase("    kind: mlp\n    layers: " + widths + "\n    batch: 65536\n"), 3,
+              {"case 'c'", "operands need", "C 10.0 GiB"});
 }
 
 }  // namespace

@@ -138,7 +138,7 @@ CBinding bindC(const Problem& p, const std::string& c) {
   CBinding binding;
   binding.arg_type = fmt::format("{}x{}xbf16", p.m, p.n);
   binding.tensors = fmt::format(kToTensor, "%c_bf16", "%C", binding.arg_type) +
-                    fmt::format("    %sum_stack = memref.alloca() {{alignment = 64 : i64}} : memref<{}>\n", c) +
+                    fmt::format("    %sum_stack = memref.alloca() {{alignment = 64 : i64, {}}} : memref<{}>\n", kCSumBuffer, c) +
                     fmt::format(kToTensor, p.accumulate ? "%sum_buffer" : "%c", "%sum_stack", c);
   if (p.accumulate) binding.tensors += convertC(p, "%c", "%c_bf16", "%sum_buffer", "bf16", "f32", "arith.extf", kCPrologue);
   binding.epilogue = convertC(p, "%rounded", "%r", "%c_bf16", "f32", "bf16", "arith.truncf", kCEpilogue);
@@ -220,7 +220,7 @@ std::string buildPayload(const Problem& p, const RegisterBlockPlan& plan) {
   // llvm.noalias lets LLVM keep C in registers across loads of A and B.
   return fmt::format(
       "func.func @{fn}(%A: memref<{a}> {{llvm.noalias}}, %B: memref<{b}> {{llvm.noalias}},\n"
-      "                %C: memref<{c}> {{llvm.noalias}}) {{\n"
+      "                %C: memref<{c}> {{llvm.noalias}}{bias}) {{\n"
       "    %a = bufferization.to_tensor %A restrict : memref<{a}> to tensor<{a}>\n"
       "{b_tensor}"
       "{tensors}"
@@ -233,6 +233,7 @@ std::string buildPayload(const Problem& p, const RegisterBlockPlan& plan) {
       "}}\n",
       fmt::arg("fn", kKernelFunction), fmt::arg("a", a), fmt::arg("b", bf16 ? b_arg : b), fmt::arg("b_tensor", b_tensor),
       fmt::arg("c", c_binding.arg_type),
+      fmt::arg("bias", p.mlp.bias ? fmt::format(", %Bias: memref<{}xf32> {{llvm.noalias}}", p.n) : std::string()),
       fmt::arg("tensors", c_binding.tensors), fmt::arg("fill", fill),
       fmt::arg("compute", compute), fmt::arg("epilogue", c_binding.epilogue), fmt::arg("result", c_binding.result));
 }

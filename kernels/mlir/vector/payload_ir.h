@@ -10,7 +10,9 @@
 namespace nkbench::mlir_backend {
 
 // Name of the generated kernel function. It takes bare pointers (A, B, C) in
-// the layout of problem.h and returns nothing.
+// the layout of problem.h and returns nothing; an mlp layer's block kernel with
+// a bias takes a fourth, its f32 bias of N columns (%Bias), which the fused
+// epilogue reads (fused_epilogue.h).
 inline constexpr const char* kKernelFunction = "nk_brgemm";
 
 // A bf16 C is computed as an f32 C in an M x N buffer on the kernel's stack,
@@ -20,6 +22,8 @@ inline constexpr const char* kKernelFunction = "nk_brgemm";
 // itself rounds, once.
 inline constexpr const char* kCPrologue = "nkbench.c_prologue";
 inline constexpr const char* kCEpilogue = "nkbench.c_epilogue";
+// The f32 sum of a bf16 C on the stack (its memref.alloca), found by the fused epilogue.
+inline constexpr const char* kCSumBuffer = "nkbench.c_sum";
 // A tensor.extract_slice whose source holds zeros past the slice, which the
 // kernel may read (edge_masks.h).
 inline constexpr const char* kZeroPaddedSlice = "nkbench.zero_padded";

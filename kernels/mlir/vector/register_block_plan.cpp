@@ -233,8 +233,10 @@ RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& sch
     if (chunk < problem.batch) plan.batch_chunk = chunk;
   }
   // The bf16 routes have no partial-sum form yet: their blocks are not split.
-  if (schedule.nanokernel == NanokernelKind::Fma) plan.split = planReductionSplit(problem, plan, schedule);
-  if (plan.split.ways > 1) plan.batch_chunk = 0;
+  if (schedule.nanokernel == NanokernelKind::Fma && !problem.hasEpilogue())
+    plan.split = planReductionSplit(problem, plan, schedule);
+  // An epilogue is fused into the last stores of C: the whole batch in one pass.
+  if (plan.split.ways > 1 || problem.hasEpilogue()) plan.batch_chunk = 0;
   plan.k_steps = schedule.nanokernel == NanokernelKind::Bf16Dot  ? ceilDiv(problem.k, 2)
                  : plan.split.dim == ReductionSplit::Dim::K ? problem.k / plan.split.ways
                                                               : problem.k;
