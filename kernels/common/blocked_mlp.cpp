@@ -53,9 +53,8 @@ Problem mlpBlockProblem(const Problem& mlp, const MlpBlocking& blocking, std::in
 }
 
 template <class Element>
-BlockedMlpOf<Element>::BlockedMlpOf(const Problem& mlp, const MlpBlocking& blocking, BLayout w_layout,
-                                    BlockOrder order)
-    : problem_(mlp), blocking_(blocking), w_layout_(w_layout), order_(order), mb_(blockCount(mlp.m, blocking.bm)) {
+BlockedMlpOf<Element>::BlockedMlpOf(const Problem& mlp, const MlpBlocking& blocking, BLayout w_layout)
+    : problem_(mlp), blocking_(blocking), w_layout_(w_layout), mb_(blockCount(mlp.m, blocking.bm)) {
   constexpr DType dtype = dtypeOf<Element>();
   if (mlp.kind != OpKind::Mlp || mlp.dtype != dtype || mlp.c_dtype != dtype || mlp.mlp.count() < 1)
     throw Error(fmt::format("blocked mlp needs a {} mlp: {}", toString(dtype), mlp.describe()));

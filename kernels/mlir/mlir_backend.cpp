@@ -366,9 +366,9 @@ class MlirBackend final : public Backend {
     const MlpBlocking blocking = mlir_backend::mlpBlockingFor(mlp, schedule);
     const BLayout w_layout = schedule.bInVnniPairs() ? BLayout::VnniPairs : BLayout::Plain;
     if (mlp.dtype == DType::F32)
-      return makeMlpKernel(BlockedMlp(mlp, blocking, w_layout, mlir_backend::gemmBlockOrderFor(schedule)), route,
+      return makeMlpKernel(BlockedMlp(mlp, blocking, w_layout), route,
                            operands);
-    return makeMlpKernel(Bf16BlockedMlp(mlp, blocking, w_layout, mlir_backend::gemmBlockOrderFor(schedule)), route,
+    return makeMlpKernel(Bf16BlockedMlp(mlp, blocking, w_layout), route,
                          operands);
   }
 
