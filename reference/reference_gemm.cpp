@@ -2,15 +2,9 @@
 
 #include <Eigen/Core>
 
+#include "reference/reference_eigen.h"
+
 namespace nkbench {
-namespace {
-
-using FloatMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using DoubleMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstFloatMap = Eigen::Map<const FloatMatrix>;
-using DoubleMap = Eigen::Map<DoubleMatrix>;
-
-}  // namespace
 
 // Double precision: exact for the exact-integer fill (all sums < 2^24), and
 // far below fp32's error for random data.

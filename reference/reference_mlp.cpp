@@ -3,14 +3,11 @@
 #include <Eigen/Core>
 
 #include "reference/bf16.h"
+#include "reference/reference_eigen.h"
 
 namespace nkbench {
 namespace {
 
-using FloatMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using DoubleMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstFloatMap = Eigen::Map<const FloatMatrix>;
-using DoubleMap = Eigen::Map<DoubleMatrix>;
 using DoubleRow = Eigen::Matrix<double, 1, Eigen::Dynamic>;
 
 }  // namespace

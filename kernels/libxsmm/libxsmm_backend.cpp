@@ -13,6 +13,7 @@
 #include "kernels/common/blocked_gemm.h"
 #include "kernels/common/thread_split.h"
 #include "kernels/libxsmm/libxsmm_bf16.h"
+#include "kernels/libxsmm/libxsmm_common.h"
 #include "kernels/libxsmm/libxsmm_mlp.h"
 #endif
 
@@ -69,21 +70,15 @@ bool fitsBlasInt(std::int64_t value) {
   return value <= std::numeric_limits<libxsmm_blasint>::max();
 }
 
-// Row-major C = sum_b A_b * B_b is column-major C^T = sum_b B_b^T * A_b^T: libxsmm's
-// A is our B and its m is our n. Operands are dense; batch strides are in bytes.
+// Row-major C = sum_b A_b * B_b as libxsmm's column-major product (rowMajorBrgemmShape).
 libxsmm_smmfunction_reducebatch_strd dispatchRowMajorBrgemm(const Problem& problem) {
-  const auto m = static_cast<libxsmm_blasint>(problem.n);
-  const auto n = static_cast<libxsmm_blasint>(problem.m);
-  const auto k = static_cast<libxsmm_blasint>(problem.k);
-  const auto stride_a = static_cast<libxsmm_blasint>(problem.k * problem.n * sizeof(float));
-  const auto stride_b = static_cast<libxsmm_blasint>(problem.m * problem.k * sizeof(float));
-  const libxsmm_blasint lda = m, ldb = k, ldc = m;
+  const libxsmm::RowMajorBrgemmShape s = libxsmm::rowMajorBrgemmShape(problem.m, problem.n, problem.k, sizeof(float));
   // The strided dispatcher crashes for alpha != 1 or beta other than 0 and 1.
   const float alpha = 1.0f;
   const float beta = problem.accumulate ? 1.0f : 0.0f;
   const int flags = LIBXSMM_GEMM_FLAG_NONE;
-  const auto kernel = libxsmm_smmdispatch_reducebatch_strd(m, n, k, stride_a, stride_b, &lda, &ldb,
-                                                           &ldc, &alpha, &beta, &flags, nullptr);
+  const auto kernel = libxsmm_smmdispatch_reducebatch_strd(s.m, s.n, s.k, s.stride_a, s.stride_b, &s.lda, &s.ldb,
+                                                           &s.ldc, &alpha, &beta, &flags, nullptr);
   if (kernel == nullptr) throw Error("libxsmm returned no kernel for " + problem.describe());
   return kernel;
 }

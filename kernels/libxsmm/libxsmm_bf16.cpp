@@ -9,15 +9,11 @@
 
 #include "harness/core/error.h"
 #include "kernels/common/blocked_gemm.h"
+#include "kernels/libxsmm/libxsmm_common.h"
 #include "reference/vnni_packing.h"
 
 namespace nkbench::libxsmm {
 namespace {
-
-static_assert(sizeof(BFloat16) == sizeof(libxsmm_bfloat16));
-const libxsmm_bfloat16* words(const BFloat16* values) { return reinterpret_cast<const libxsmm_bfloat16*>(values); }
-libxsmm_bfloat16* words(BFloat16* values) { return reinterpret_cast<libxsmm_bfloat16*>(values); }
-float* words(float* values) { return values; }
 
 // libxsmm's bf16 BRGEMM by C type: f32 C ("bsmm"), or bf16 C ("bmm"), which it
 // sums in f32 and rounds once when storing.
@@ -52,23 +48,18 @@ Problem kernelProblem(const Problem& problem) {
   return withVnniK(problem);
 }
 
-// Row-major C = sum_b A_b * B_b as libxsmm's column-major C^T = sum_b B_b^T * A_b^T:
-// libxsmm's A is our B, in VNNI pairs [K/2][N][2] (LIBXSMM_GEMM_FLAG_VNNI_A), and its m
-// is our n. K must be even. Batch strides are in bytes. NULL when libxsmm has no kernel.
+// Row-major C = sum_b A_b * B_b as libxsmm's column-major product (rowMajorBrgemmShape),
+// libxsmm's A (our B) in VNNI pairs [K/2][N][2] (LIBXSMM_GEMM_FLAG_VNNI_A). K must be
+// even. NULL when libxsmm has no kernel.
 template <class CElement>
 Bf16Brgemm<CElement> dispatchRowMajorBf16(const Problem& problem) {
-  const auto m = static_cast<libxsmm_blasint>(problem.n);
-  const auto n = static_cast<libxsmm_blasint>(problem.m);
-  const auto k = static_cast<libxsmm_blasint>(problem.k);
-  const auto element = static_cast<libxsmm_blasint>(sizeof(libxsmm_bfloat16));
-  const libxsmm_blasint stride_a = k * m * element, stride_b = n * k * element;
-  const libxsmm_blasint lda = m, ldb = k, ldc = m;
+  const RowMajorBrgemmShape s = rowMajorBrgemmShape(problem.m, problem.n, problem.k, sizeof(libxsmm_bfloat16));
   // The strided dispatcher crashes for alpha != 1 or beta other than 0 and 1.
   const float alpha = 1.0f;
   const float beta = problem.accumulate ? 1.0f : 0.0f;
   const int flags = LIBXSMM_GEMM_FLAG_VNNI_A;
-  return Bf16BrgemmFor<CElement>::dispatch(m, n, k, stride_a, stride_b, &lda, &ldb, &ldc, &alpha, &beta, &flags,
-                                           nullptr);
+  return Bf16BrgemmFor<CElement>::dispatch(s.m, s.n, s.k, s.stride_a, s.stride_b, &s.lda, &s.ldb, &s.ldc, &alpha, &beta,
+                                           &flags, nullptr);
 }
 
 bool canDispatch(const Problem& problem) {

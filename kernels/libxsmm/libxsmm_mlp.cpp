@@ -12,7 +12,9 @@
 
 #include "harness/core/aligned_buffer.h"
 #include "harness/core/error.h"
+#include "kernels/common/block_epilogue.h"
 #include "kernels/common/blocked_mlp.h"
+#include "kernels/libxsmm/libxsmm_common.h"
 #include "reference/bf16.h"
 
 namespace nkbench::libxsmm {
@@ -27,6 +29,9 @@ MlpBlocking mlpBlocking(const Problem& mlp, const Target& target) {
   return chooseMlpBlocking(mlp, MlpBlocking{64, 64}, 1, vectorLanes(target));
 }
 
+template <class Element>
+constexpr bool kIsBf16 = std::is_same_v<Element, BFloat16>;
+
 // libxsmm's BRGEMM by element: f32, or bf16 with B in VNNI pairs summed into an
 // f32 C ("bsmm"), so that the bias and the activation see the f32 sum and the
 // bf16 output is rounded once, as the reference rounds act(sum + bias).
@@ -35,79 +40,31 @@ struct BrgemmFor;
 template <>
 struct BrgemmFor<float> {
   using Function = libxsmm_smmfunction_reducebatch_strd;
-  using Word = float;
-  static constexpr int flags = LIBXSMM_GEMM_FLAG_NONE;
   static constexpr auto dispatch = &libxsmm_smmdispatch_reducebatch_strd_unroll;
 };
 template <>
 struct BrgemmFor<BFloat16> {
   using Function = libxsmm_bsmmfunction_reducebatch_strd;
-  using Word = libxsmm_bfloat16;
-  static constexpr int flags = LIBXSMM_GEMM_FLAG_VNNI_A;
   static constexpr auto dispatch = &libxsmm_bsmmdispatch_reducebatch_strd_unroll;
 };
 template <class Element>
 using Brgemm = typename BrgemmFor<Element>::Function;
 
-static_assert(sizeof(BFloat16) == sizeof(libxsmm_bfloat16));
-template <class Element>
-const typename BrgemmFor<Element>::Word* words(const Element* values) {
-  return reinterpret_cast<const typename BrgemmFor<Element>::Word*>(values);
-}
-
 // One block call, row-major Y = sum over `k_blocks` of A_b * W_b (bm x bc, beta 0),
-// as libxsmm's column-major Y^T = sum_b W_b^T * A_b^T: libxsmm's A is our weight
+// as libxsmm's column-major product (rowMajorBrgemmShape): libxsmm's A is our weight
 // block (bc x bc; bf16: VNNI pairs [bc/2][bc][2]) and its m our bc. The batch
-// strides (bytes) are the driver's: weight blocks bc x bc, activation blocks bm x bc.
+// strides are the driver's: weight blocks bc x bc, activation blocks bm x bc.
 // The kernel is unrolled for the layer's K blocks (libxsmm's unroll hint), so a
 // layer whose input has a different block count gets a kernel of its own.
 // NULL when libxsmm has no kernel.
 template <class Element>
 Brgemm<Element> dispatchBlockBrgemm(const MlpBlocking& blocking, std::int64_t k_blocks) {
-  const auto m = static_cast<libxsmm_blasint>(blocking.bc);
-  const auto n = static_cast<libxsmm_blasint>(blocking.bm);
-  const auto k = static_cast<libxsmm_blasint>(blocking.bc);
-  const auto element = static_cast<libxsmm_blasint>(sizeof(Element));
-  const libxsmm_blasint stride_a = k * m * element, stride_b = n * k * element;
-  const libxsmm_blasint lda = m, ldb = k, ldc = m;
+  const RowMajorBrgemmShape s = rowMajorBrgemmShape(blocking.bm, blocking.bc, blocking.bc, sizeof(Element));
   // The strided dispatcher crashes for alpha != 1 or beta other than 0 and 1.
   const float alpha = 1.0f, beta = 0.0f;
-  const int flags = BrgemmFor<Element>::flags;
-  return BrgemmFor<Element>::dispatch(m, n, k, stride_a, stride_b, static_cast<libxsmm_blasint>(k_blocks), &lda, &ldb,
-                                      &ldc, &alpha, &beta, &flags, nullptr);
-}
-
-template <class Element>
-constexpr DType dtypeOf() {
-  return std::is_same_v<Element, BFloat16> ? DType::BF16 : DType::F32;
-}
-
-template <class Element>
-Element store(float value) {
-  if constexpr (std::is_same_v<Element, BFloat16>)
-    return toBFloat16(value);
-  else
-    return value;
-}
-
-// The harness's loop, where libxsmm 1.17 has no element-wise kernel: out =
-// act(sum + bias) over one rows x cols block (bias null: none), rounded once to
-// Element. `sum` and `out` may be the same f32 block.
-template <class Element>
-void epilogueLoop(const float* sum, const float* bias, bool relu, Element* out, std::int64_t rows, std::int64_t cols) {
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const float* s = sum + r * cols;
-    Element* o = out + r * cols;
-    if (bias != nullptr && relu) {
-      for (std::int64_t c = 0; c < cols; ++c) o[c] = store<Element>(std::max(s[c] + bias[c], 0.0f));
-    } else if (bias != nullptr) {
-      for (std::int64_t c = 0; c < cols; ++c) o[c] = store<Element>(s[c] + bias[c]);
-    } else if (relu) {
-      for (std::int64_t c = 0; c < cols; ++c) o[c] = store<Element>(std::max(s[c], 0.0f));
-    } else {
-      for (std::int64_t c = 0; c < cols; ++c) o[c] = store<Element>(s[c]);
-    }
-  }
+  const int flags = kIsBf16<Element> ? LIBXSMM_GEMM_FLAG_VNNI_A : LIBXSMM_GEMM_FLAG_NONE;
+  return BrgemmFor<Element>::dispatch(s.m, s.n, s.k, s.stride_a, s.stride_b, static_cast<libxsmm_blasint>(k_blocks),
+                                      &s.lda, &s.ldb, &s.ldc, &alpha, &beta, &flags, nullptr);
 }
 
 // libxsmm's view of a block is column-major: m = our bc columns, n = our bm rows.
@@ -155,14 +112,15 @@ std::string f32Level(const Target& target) {
 
 template <class Element>
 class LibxsmmMlpKernel final : public Kernel {
-  static constexpr bool kBf16 = std::is_same_v<Element, BFloat16>;
+  static constexpr bool kBf16 = kIsBf16<Element>;
 
  public:
   LibxsmmMlpKernel(const Problem& mlp, const Operands& operands, const Target& target, int threads)
       : operands_(operands),
         threads_(std::max(threads, 1)),
         bias_(mlp.mlp.bias),
-        relu_(mlp.mlp.activation == Activation::Relu),
+        activation_(mlp.mlp.activation),
+        relu_(activation_ == Activation::Relu),
         blocked_(mlp, mlpBlocking(mlp, target), kBf16 ? BLayout::VnniPairs : BLayout::Plain) {
     const MlpBlocking& blocking = blocked_.blocking();
     // One kernel per distinct K-block count, dispatched here: calls are thread-safe from then on.
@@ -246,10 +204,10 @@ class LibxsmmMlpKernel final : public Kernel {
         convert_(&param);
         return;
       }
-      epilogueLoop(sum, loop_bias, relu_, y_block, blocking.bm, blocking.bc);
-    } else {
-      if (loop_bias != nullptr || relu_) epilogueLoop(sum, loop_bias, relu_, y_block, blocking.bm, blocking.bc);
     }
+    // The harness's loop, in f32 on the sums; a bf16 block is then rounded once, as the reference rounds.
+    if (loop_bias != nullptr || relu_) applyBlockEpilogue(sum, blocking.bm, blocking.bc, loop_bias, activation_);
+    if constexpr (kBf16) toBFloat16(sum, std::size_t(blocking.bm * blocking.bc), y_block);
   }
 
   // What follows the BRGEMM, for the report: which steps are libxsmm's meltw kernels, which the harness's loop.
@@ -278,7 +236,9 @@ class LibxsmmMlpKernel final : public Kernel {
 
   Operands operands_;
   int threads_;
-  bool bias_, relu_;
+  bool bias_;
+  Activation activation_;
+  bool relu_;
   BlockedMlpOf<Element> blocked_;
   std::vector<Layer> layers_;
   libxsmm_meltwfunction_scale bias_add_ = nullptr;

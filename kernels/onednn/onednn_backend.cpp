@@ -112,14 +112,7 @@ class OnednnKernel final : public Kernel {
     describe(problem, cap);
   }
 
-  void pack() override {
-    try {
-      for (Reorder& reorder : reorders_) reorder.execute(stream_);
-      stream_.wait();
-    } catch (const dnnl::error& error) {
-      throw Error(fmt::format("oneDNN weights reorder failed: {}", error.what()));
-    }
-  }
+  void pack() override { onednn::runWeightReorders(reorders_, stream_, ""); }
 
   void compute() override {
     try {

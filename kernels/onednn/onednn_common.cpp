@@ -1,5 +1,8 @@
 #include "kernels/onednn/onednn_common.h"
 
+#include <fmt/format.h>
+
+#include "harness/core/error.h"
 #include "kernels/onednn/onednn_isa_cap.h"
 
 #if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
@@ -33,6 +36,16 @@ std::string implementationName(const dnnl::primitive_desc_base& pd) {
   std::string name = pd.impl_info_str();
   if (name.find("avx") == std::string::npos) name += " (max isa " + effectiveIsa() + ")";
   return name;
+}
+
+void runWeightReorders(std::vector<Reorder>& reorders, dnnl::stream& stream, const std::string& case_name) {
+  try {
+    for (Reorder& reorder : reorders) reorder.execute(stream);
+    stream.wait();
+  } catch (const dnnl::error& error) {
+    throw Error(case_name.empty() ? fmt::format("oneDNN weights reorder failed: {}", error.what())
+                                  : fmt::format("oneDNN weights reorder failed for {}: {}", case_name, error.what()));
+  }
 }
 
 }  // namespace nkbench::onednn

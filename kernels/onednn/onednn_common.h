@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <dnnl.hpp>
 
@@ -33,5 +34,9 @@ struct Reorder {
   dnnl::memory from, to;
   void execute(const dnnl::stream& stream) { primitive.execute(stream, from, to); }
 };
+
+// pack() of both routes: the weight reorders, run to the end. A oneDNN failure
+// becomes an Error that names `case_name` where it is not empty.
+void runWeightReorders(std::vector<Reorder>& reorders, dnnl::stream& stream, const std::string& case_name);
 
 }  // namespace nkbench::onednn

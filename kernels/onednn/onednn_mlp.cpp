@@ -48,14 +48,7 @@ class OnednnMlpKernel final : public Kernel {
     describe(problem, cap);
   }
 
-  void pack() override {
-    try {
-      for (Reorder& reorder : reorders_) reorder.execute(stream_);
-      stream_.wait();
-    } catch (const dnnl::error& error) {
-      throw Error(fmt::format("oneDNN weights reorder failed for {}: {}", case_, error.what()));
-    }
-  }
+  void pack() override { runWeightReorders(reorders_, stream_, case_); }
 
   void compute() override {
     try {

@@ -26,6 +26,7 @@
 #include "reference/compare.h"
 #include "reference/fill.h"
 #include "reference/reference_gemm.h"
+#include "tests/support/kernel_run.h"
 #include "tests/support/test_problems.h"
 
 namespace nkbench::test {
@@ -70,24 +71,6 @@ inline BackendConfig hostConfig(Isa isa, int threads = 1) {
 // The host's best vector level: tests of the vector routes never take what
 // `auto` resolves to, which is the tile route on AMX hosts.
 inline Isa bestHostIsa() { return std::min(bestIsa(detectCpuFeatures()).value_or(Isa::Avx2), Isa::Avx512Bf16); }
-
-struct RunOutcome {
-  Verification verification;
-  KernelInfo info;
-};
-
-// bf16 copies of exact-integer operands. The fill's small integers are bf16
-// values, so the kernels see exactly what the reference sees; checked here.
-inline BFloat16Buffer exactBf16(const FloatBuffer& values) {
-  BFloat16Buffer out(values.size());
-  toBFloat16(values.data(), values.size(), out.data());
-  for (std::size_t i = 0; i < values.size(); ++i)
-    if (toFloat(out[i]) != values[i]) {
-      ADD_FAILURE() << "operand value " << values[i] << " is not a bfloat16";
-      break;
-    }
-  return out;
-}
 
 // Runs pack, compute and unpack the way the runner does. Beta-0 problems start from
 // a NaN C (which must never be read) and compute twice (the runner repeats it).

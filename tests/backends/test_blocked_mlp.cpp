@@ -16,22 +16,14 @@
 #include "reference/bf16.h"
 #include "reference/compare.h"
 #include "reference/fill.h"
-#include "reference/reference_mlp.h"
+#include "tests/support/mlp_test_support.h"
 #include "tests/support/test_problems.h"
 
 namespace nkbench {
 namespace {
 
-Problem mlp(DType dtype, std::int64_t rows, std::vector<std::int64_t> widths, bool bias, Activation activation) {
-  Problem p;
-  p.kind = OpKind::Mlp;
-  p.dtype = p.c_dtype = dtype;
-  p.m = rows;
-  p.k = widths.front();
-  p.n = widths.back();
-  p.mlp = {std::move(widths), bias, activation};
-  return p;
-}
+using test::checkableMlpData;
+using test::makeMlpProblem;
 
 std::int64_t padding(const Problem& p, std::int64_t bc) {
   std::int64_t padded = 0;
@@ -50,7 +42,7 @@ void expectLeastPadding(const Problem& p, const MlpBlocking& got, std::int64_t p
 }
 
 TEST(MlpBlocking, WidthsOfWholeBlocksTakeThePreferredBlock) {
-  const Problem p = mlp(DType::F32, 256, {1024, 1024, 1024, 1024}, true, Activation::Relu);
+  const Problem p = makeMlpProblem(DType::F32, 256, {1024, 1024, 1024, 1024}, true, Activation::Relu);
   const MlpBlocking b = chooseMlpBlocking(p, {64, 64}, 1, 16);
   EXPECT_EQ(b.bm, 64);
   EXPECT_EQ(b.bc, 64);
@@ -58,7 +50,7 @@ TEST(MlpBlocking, WidthsOfWholeBlocksTakeThePreferredBlock) {
 
 TEST(MlpBlocking, RowsAreBalancedAsGemmRowsAre) {
   const auto rows = [](std::int64_t m) {
-    return chooseMlpBlocking(mlp(DType::F32, m, {64, 64}, false, Activation::None), {64, 64}, 1, 16).bm;
+    return chooseMlpBlocking(makeMlpProblem(DType::F32, m, {64, 64}, false, Activation::None), {64, 64}, 1, 16).bm;
   };
   EXPECT_EQ(rows(17), 17);   // one block, no padding
   EXPECT_EQ(rows(100), 50);  // two balanced blocks, not 64 + 36
@@ -70,19 +62,21 @@ TEST(MlpBlocking, ColumnBlocksAreVectorMultiplesThatPadLeast) {
     for (const std::vector<std::int64_t>& widths :
          std::vector<std::vector<std::int64_t>>{{33, 45, 19}, {64, 96, 32, 80}, {40, 24, 56}, {768, 3072, 768}})
       for (std::int64_t c_multiple : {1, 3, 8, 16}) {
-        const Problem p = mlp(dtype, 48, widths, true, Activation::Relu);
+        const Problem p = makeMlpProblem(dtype, 48, widths, true, Activation::Relu);
         expectLeastPadding(p, chooseMlpBlocking(p, {64, 64}, 1, c_multiple), 64, c_multiple);
       }
   // 33-45-19 in blocks of 16 pads 15 + 3 + 13 = 31 columns, fewer than 32 (63), 48 (47) or 64 (95).
-  EXPECT_EQ(chooseMlpBlocking(mlp(DType::F32, 17, {33, 45, 19}, false, Activation::None), {64, 64}, 1, 16).bc, 16);
+  EXPECT_EQ(
+      chooseMlpBlocking(makeMlpProblem(DType::F32, 17, {33, 45, 19}, false, Activation::None), {64, 64}, 1, 16).bc, 16);
 }
 
 TEST(MlpBlocking, Bf16ColumnBlocksAreEven) {
   // f32 takes the single columns that pad nothing; bf16 may not split a VNNI pair.
-  EXPECT_EQ(chooseMlpBlocking(mlp(DType::F32, 8, {33, 45, 19}, false, Activation::None), {64, 64}, 1, 1).bc, 1);
+  EXPECT_EQ(chooseMlpBlocking(makeMlpProblem(DType::F32, 8, {33, 45, 19}, false, Activation::None), {64, 64}, 1, 1).bc,
+            1);
   for (std::int64_t c_multiple : {1, 3, 5}) {
-    const MlpBlocking b =
-        chooseMlpBlocking(mlp(DType::BF16, 8, {33, 45, 19}, false, Activation::None), {64, 64}, 1, c_multiple);
+    const MlpBlocking b = chooseMlpBlocking(makeMlpProblem(DType::BF16, 8, {33, 45, 19}, false, Activation::None),
+                                            {64, 64}, 1, c_multiple);
     EXPECT_EQ(b.bc % 2, 0) << "c_multiple " << c_multiple << ": bc " << b.bc;
     EXPECT_EQ(b.bc % c_multiple, 0);
   }
@@ -120,19 +114,6 @@ void plainBlockKernel(const MlpBlocking& b, std::int64_t k_blocks, BLayout w_lay
       else
         y[i * b.bc + j] = sum;
     }
-}
-
-// Data whose reference is not mostly zero (ReLU can zero most of a small layer), as the runner picks it.
-struct CheckableData {
-  ProblemData data;
-  ReferenceResult reference;
-};
-CheckableData checkableData(const Problem& problem) {
-  for (std::uint64_t seed = 1;; ++seed) {
-    ProblemData data = makeProblemData(problem, FillMode::ExactInteger, seed);
-    ReferenceResult reference = referenceMlp(problem, data);
-    if (!tooManyReferenceZeros(problem, reference) || seed == 8) return {std::move(data), std::move(reference)};
-  }
 }
 
 template <class Element>
@@ -196,12 +177,12 @@ struct DriverCase {
 std::vector<DriverCase> driverCases(DType dtype) {
   std::vector<DriverCase> cases;
   // Widths and rows off every block multiple (padding in rows and columns), narrowing and widening.
-  cases.push_back({mlp(dtype, 17, {33, 45, 19}, true, Activation::Relu), {8, 16}});
-  cases.push_back({mlp(dtype, 17, {33, 45, 19}, false, Activation::None), {8, 16}});
-  cases.push_back({mlp(dtype, 9, {40, 24, 56}, false, Activation::Relu), {4, 6}});
-  cases.push_back({mlp(dtype, 48, {64, 96, 32, 80}, true, Activation::Relu), {16, 32}});
-  cases.push_back({mlp(dtype, 70, {31, 130, 3, 7}, true, Activation::None), {32, 10}});
-  cases.push_back({mlp(dtype, 1, {2, 2}, true, Activation::Relu), {1, 2}});
+  cases.push_back({makeMlpProblem(dtype, 17, {33, 45, 19}, true, Activation::Relu), {8, 16}});
+  cases.push_back({makeMlpProblem(dtype, 17, {33, 45, 19}, false, Activation::None), {8, 16}});
+  cases.push_back({makeMlpProblem(dtype, 9, {40, 24, 56}, false, Activation::Relu), {4, 6}});
+  cases.push_back({makeMlpProblem(dtype, 48, {64, 96, 32, 80}, true, Activation::Relu), {16, 32}});
+  cases.push_back({makeMlpProblem(dtype, 70, {31, 130, 3, 7}, true, Activation::None), {32, 10}});
+  cases.push_back({makeMlpProblem(dtype, 1, {2, 2}, true, Activation::Relu), {1, 2}});
   return cases;
 }
 
@@ -209,7 +190,7 @@ template <class Element>
 void expectDriverMatchesReference(DType dtype, BLayout w_layout) {
   for (const DriverCase& c : driverCases(dtype)) {
     const Problem& p = c.problem;
-    const auto [data, reference] = checkableData(p);
+    const auto [data, reference] = checkableMlpData(p, FillMode::ExactInteger);
     FloatBuffer first;
     for (int threads : {1, 2}) {
       SCOPED_TRACE(fmt::format("{}, {}x{} blocks, {} thread(s)", p.describe(), c.blocking.bm, c.blocking.bc, threads));
@@ -240,11 +221,12 @@ TEST(BlockedMlp, Bf16DriverWithPlainWeightsReproducesTheReferenceExactly) {
 }
 
 TEST(BlockedMlp, RefusesWhatItCannotRun) {
-  const Problem f32 = mlp(DType::F32, 8, {16, 16}, false, Activation::None);
+  const Problem f32 = makeMlpProblem(DType::F32, 8, {16, 16}, false, Activation::None);
   EXPECT_THROW(BlockedMlp(test::makeProblem(8, 8, 8, 1, false, OpKind::Gemm), {8, 8}), Error);  // not an mlp
   EXPECT_THROW(Bf16BlockedMlp(f32, {8, 8}), Error);                                             // dtype
-  EXPECT_THROW(Bf16BlockedMlp(mlp(DType::BF16, 8, {16, 16}, false, Activation::None), {8, 5}, BLayout::VnniPairs),
-               Error);  // an odd column block would split VNNI pairs
+  EXPECT_THROW(
+      Bf16BlockedMlp(makeMlpProblem(DType::BF16, 8, {16, 16}, false, Activation::None), {8, 5}, BLayout::VnniPairs),
+      Error);  // an odd column block would split VNNI pairs
 }
 
 }  // namespace

@@ -5,31 +5,16 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <cstdint>
 #include <memory>
-#include <optional>
 #include <ostream>
-#include <span>
 #include <string>
 #include <vector>
 
-#include "reference/reference_mlp.h"
 #include "tests/backends/baseline_test_support.h"
+#include "tests/support/mlp_test_support.h"
 
 namespace nkbench::test {
 namespace {
-
-Problem mlp(DType dtype, std::int64_t rows, std::vector<std::int64_t> widths, bool bias, Activation activation) {
-  Problem p;
-  p.kind = OpKind::Mlp;
-  p.dtype = dtype;
-  p.c_dtype = dtype;
-  p.m = rows;
-  p.k = widths.front();
-  p.n = widths.back();
-  p.mlp = {std::move(widths), bias, activation};
-  return p;
-}
 
 struct LibxsmmMlpCase {
   Problem problem;
@@ -42,45 +27,25 @@ void PrintTo(const LibxsmmMlpCase& param, std::ostream* out) {
 }
 
 std::string libxsmmMlpCaseName(const testing::TestParamInfo<LibxsmmMlpCase>& info) {
-  const Problem& p = info.param.problem;
-  const std::string epilogue = p.mlp.epilogueText();
-  std::string name = fmt::format("{}_{}x{}_{}_{}_t{}", toString(p.dtype), p.m, p.mlp.widthsText(),
-                                 epilogue.empty() ? "plain" : epilogue, toString(info.param.fill), info.param.threads);
-  for (char& c : name)
-    if (c == '-' || c == '+') c = '_';
-  return name;
+  return fmt::format("{}_t{}", mlpCaseName(info.param.problem, info.param.fill), info.param.threads);
 }
 
 std::vector<LibxsmmMlpCase> allCases() {
   std::vector<Problem> problems;
   for (DType dtype : {DType::F32, DType::BF16}) {
     // Widths off every vector multiple (padded blocks), a layer that narrows then widens, every epilogue.
-    problems.push_back(mlp(dtype, 48, {64, 96, 32, 80}, true, Activation::Relu));
-    problems.push_back(mlp(dtype, 17, {33, 45, 19}, false, Activation::None));
-    problems.push_back(mlp(dtype, 9, {40, 24, 56}, false, Activation::Relu));
-    problems.push_back(mlp(dtype, 70, {33, 45, 19, 7}, true, Activation::None));
+    problems.push_back(makeMlpProblem(dtype, 48, {64, 96, 32, 80}, true, Activation::Relu));
+    problems.push_back(makeMlpProblem(dtype, 17, {33, 45, 19}, false, Activation::None));
+    problems.push_back(makeMlpProblem(dtype, 9, {40, 24, 56}, false, Activation::Relu));
+    problems.push_back(makeMlpProblem(dtype, 70, {33, 45, 19, 7}, true, Activation::None));
     // Several row and column blocks of 64, and a layer with another K-block count (its own kernel).
-    problems.push_back(mlp(dtype, 130, {200, 128, 70}, true, Activation::Relu));
+    problems.push_back(makeMlpProblem(dtype, 130, {200, 128, 70}, true, Activation::Relu));
   }
   std::vector<LibxsmmMlpCase> cases;
   for (const Problem& problem : problems)
     for (FillMode fill : {FillMode::ExactInteger, FillMode::Random})
       for (int threads : {1, 2}) cases.push_back({problem, fill, threads});
   return cases;
-}
-
-// As the runner does: the first fixed seed whose reference is not mostly zero
-// (ReLU can zero most of a small layer), so that a kernel writing nothing fails.
-struct CheckableData {
-  ProblemData data;
-  ReferenceResult reference;
-};
-CheckableData checkableData(const Problem& problem, FillMode fill) {
-  for (std::uint64_t seed = 1;; ++seed) {
-    ProblemData data = makeProblemData(problem, fill, seed);
-    ReferenceResult reference = referenceMlp(problem, data);
-    if (!tooManyReferenceZeros(problem, reference) || seed == 8) return {std::move(data), std::move(reference)};
-  }
 }
 
 // libxsmm 1.17 generates its bf16 BRGEMM (and its element-wise kernels) for
@@ -101,36 +66,7 @@ TEST_P(LibxsmmMlpMatchesReference, EveryLayer) {
     GTEST_SKIP() << *reason;
   }
 
-  const auto [data, reference] = checkableData(problem, param.fill);
-  COperand c(problem, data);  // NaN: an output no layer writes cannot pass
-  GuardedBuffer<float> a_f32, b_f32;
-  GuardedBuffer<BFloat16> a_bf16, b_bf16;
-  const GuardedBuffer<float> bias(std::span<const float>(data.bias), {"bias"});
-  Operands operands{nullptr, nullptr, c.data(), problem.mlp.bias ? bias.data() : nullptr};
-  if (problem.dtype == DType::BF16) {
-    a_bf16 = GuardedBuffer<BFloat16>(std::span<const BFloat16>(exactBf16(data.a)), {"X"});
-    b_bf16 = GuardedBuffer<BFloat16>(std::span<const BFloat16>(exactBf16(data.b)), {"W"});
-    operands.a = a_bf16.data();
-    operands.b = b_bf16.data();
-  } else {
-    a_f32 = GuardedBuffer<float>(std::span<const float>(data.a), {"X"});
-    b_f32 = GuardedBuffer<float>(std::span<const float>(data.b), {"W"});
-    operands.a = a_f32.data();
-    operands.b = b_f32.data();
-  }
-
-  const std::unique_ptr<Kernel> kernel = backend->prepare(problem, operands);
-  kernel->pack();
-  kernel->compute();
-  kernel->compute();  // the runner repeats it: a layer must not read what it wrote last time
-  kernel->finishCalls();
-  kernel->unpack();
-  for (const std::optional<std::string>& damage : {a_f32.canaryDamage(), b_f32.canaryDamage(), a_bf16.canaryDamage(),
-                                                   b_bf16.canaryDamage(), bias.canaryDamage(), c.canaryDamage()})
-    if (damage) ADD_FAILURE() << *damage;
-
-  const KernelInfo& info = kernel->info();
-  const Verification verification = verifyResult(problem, param.fill, c.asFloat().data(), reference);
+  const auto [verification, info] = runMlpAgainstReference(*backend, problem, param.fill);
   EXPECT_EQ(verification.status, VerifyStatus::Passed)
       << toString(verification.status) << ": " << verification.detail << " [" << info.implementation << "]";
   EXPECT_EQ(verification.mismatches, 0);
@@ -169,13 +105,13 @@ TEST(LibxsmmMlp, SkipsWhatItCannotRun) {
   const std::unique_ptr<Backend> backend = makeBaseline("libxsmm", hostConfig(bestHostIsa()));
   ASSERT_NE(backend, nullptr);
   if (!libraryBuiltIn("libxsmm")) GTEST_SKIP() << "libxsmm was not built in";
-  Problem f32_with_bf16_outputs = mlp(DType::F32, 8, {16, 16}, true, Activation::Relu);
+  Problem f32_with_bf16_outputs = makeMlpProblem(DType::F32, 8, {16, 16}, true, Activation::Relu);
   f32_with_bf16_outputs.c_dtype = DType::BF16;
   EXPECT_TRUE(backend->unsupportedReason(f32_with_bf16_outputs).has_value());
-  Problem bf16_with_f32_outputs = mlp(DType::BF16, 8, {16, 16}, true, Activation::Relu);
+  Problem bf16_with_f32_outputs = makeMlpProblem(DType::BF16, 8, {16, 16}, true, Activation::Relu);
   bf16_with_f32_outputs.c_dtype = DType::F32;
   EXPECT_TRUE(backend->unsupportedReason(bf16_with_f32_outputs).has_value());
-  EXPECT_FALSE(backend->unsupportedReason(mlp(DType::F32, 8, {16, 16}, true, Activation::Relu)).has_value());
+  EXPECT_FALSE(backend->unsupportedReason(makeMlpProblem(DType::F32, 8, {16, 16}, true, Activation::Relu)).has_value());
 }
 
 }  // namespace

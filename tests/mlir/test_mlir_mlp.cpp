@@ -3,63 +3,23 @@
 // be), or in a separate pass for comparison.
 #include <gtest/gtest.h>
 
-#include <limits>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "harness/core/isa.h"
 #include "kernels/mlir/mlir_backend.h"
 #include "kernels/mlir/schedule.h"
-#include "reference/bf16.h"
-#include "reference/compare.h"
-#include "reference/fill.h"
-#include "reference/reference_mlp.h"
+#include "tests/support/mlp_test_support.h"
 
 namespace nkbench {
 namespace {
 
-Problem mlpProblem(DType dtype, std::int64_t rows, std::vector<std::int64_t> widths, bool bias, Activation activation) {
-  Problem p;
-  p.kind = OpKind::Mlp;
-  p.dtype = p.c_dtype = dtype;
-  p.m = rows;
-  p.mlp.widths = std::move(widths);
-  p.mlp.bias = bias;
-  p.mlp.activation = activation;
-  p.k = p.mlp.widths.front();
-  p.n = p.mlp.widths.back();
-  return p;
-}
-
-struct MlpRun {
-  Verification verification;
-  KernelInfo info;
-};
-
-// Runs `p` on exact-integer data through the backend and verifies every layer.
-MlpRun runMlp(Backend& backend, const Problem& p) {
-  const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
-  const ReferenceResult reference = referenceMlp(p, data);
-  std::vector<float> got(std::size_t(p.cElements()));
-  std::unique_ptr<Kernel> kernel;
-  auto run = [&](const void* a, const void* b, void* c) {
-    kernel = backend.prepare(p, {a, b, c, data.bias.empty() ? nullptr : data.bias.data()});
-    kernel->pack();
-    kernel->compute();
-    kernel->unpack();
-  };
-  if (p.dtype == DType::F32) {
-    FloatBuffer c(got.size(), std::numeric_limits<float>::quiet_NaN());
-    run(data.a.data(), data.b.data(), c.data());
-    std::copy(c.begin(), c.end(), got.begin());
-  } else {
-    BFloat16Buffer a(data.a.size()), b(data.b.size()), c(got.size(), toBFloat16(std::numeric_limits<float>::quiet_NaN()));
-    toBFloat16(data.a.data(), a.size(), a.data());
-    toBFloat16(data.b.data(), b.size(), b.data());
-    run(a.data(), b.data(), c.data());
-    toFloat(c.data(), c.size(), got.data());
-  }
-  return {verifyResult(p, FillMode::ExactInteger, got.data(), reference), kernel->info()};
-}
+using test::makeMlpProblem;
+using test::runMlpAgainstReference;
+using test::RunOutcome;
 
 BackendConfig hostConfig(Isa isa, int threads = 1, std::string schedule = "") {
   BackendConfig config;
@@ -90,12 +50,12 @@ class MlirMlp : public ::testing::TestWithParam<MlpShape> {};
 
 TEST_P(MlirMlp, EveryLayerMatchesTheReferenceWithTheEpilogueFusedIntoTheStores) {
   const MlpShape& shape = GetParam();
-  const Problem p = mlpProblem(shape.dtype, shape.rows, shape.widths, shape.bias, shape.activation);
+  const Problem p = makeMlpProblem(shape.dtype, shape.rows, shape.widths, shape.bias, shape.activation);
   for (Isa isa : {Isa::Avx2, bestVectorIsa()}) {
     if (!detectCpuFeatures().has(isa)) continue;
     auto backend = makeMlirBackend(hostConfig(isa, shape.threads));
     ASSERT_EQ(backend->unsupportedReason(p), std::nullopt);
-    const MlpRun run = runMlp(*backend, p);
+    const RunOutcome run = runMlpAgainstReference(*backend, p, FillMode::ExactInteger);
     EXPECT_EQ(run.verification.status, VerifyStatus::Passed)
         << "--isa " << toString(isa) << " " << p.describe() << ": " << run.verification.detail;
     if (p.hasEpilogue()) {
@@ -121,10 +81,10 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(MlirMlp, SeparateEpilogueComputesTheSameAndSaysSo) {
   const Isa isa = bestVectorIsa();
-  const Problem p = mlpProblem(DType::F32, 24, {64, 32, 48}, true, Activation::Relu);
+  const Problem p = makeMlpProblem(DType::F32, 24, {64, 32, 48}, true, Activation::Relu);
   const std::string schedule = mlir_backend::selectSchedule(isa, DType::F32).name + ":epilogue=separate";
   auto backend = makeMlirBackend(hostConfig(isa, 1, schedule));
-  const MlpRun run = runMlp(*backend, p);
+  const RunOutcome run = runMlpAgainstReference(*backend, p, FillMode::ExactInteger);
   EXPECT_EQ(run.verification.status, VerifyStatus::Passed) << run.verification.detail;
   EXPECT_NE(run.info.implementation.find("bias+relu in a pass over each block after it"), std::string::npos)
       << run.info.implementation;
@@ -132,7 +92,7 @@ TEST(MlirMlp, SeparateEpilogueComputesTheSameAndSaysSo) {
 }
 
 TEST(MlirMlp, TheGenericLoweringSkipsMlpsWithTheReason) {
-  const Problem p = mlpProblem(DType::F32, 8, {16, 16}, true, Activation::Relu);
+  const Problem p = makeMlpProblem(DType::F32, 8, {16, 16}, true, Activation::Relu);
   auto backend = makeMlirDefaultBackend(hostConfig(Isa::Avx2));
   const std::optional<std::string> reason = backend->unsupportedReason(p);
   ASSERT_TRUE(reason.has_value());

@@ -92,6 +92,31 @@ TEST(RouteChoice, Bf16TakesTheFmasWhereTheDotProductIsSlower) {
   EXPECT_EQ(chooseRoute(Isa::Avx512Bf16, p, named).schedule.name, "avx512bf16.bf16.8x32");
 }
 
+// An mlp takes its first layer's route, on blocks that take a fused epilogue
+// and bf16 activations: no tiles, no A widened once when packed.
+TEST(RouteChoice, AnMlpTakesAVectorRouteWithAFusedEpilogue) {
+  Problem mlp;
+  mlp.kind = OpKind::Mlp;
+  mlp.dtype = mlp.c_dtype = DType::BF16;
+  mlp.m = 256;
+  mlp.mlp.widths = {1024, 1024, 1024};
+  mlp.mlp.bias = true;
+  mlp.mlp.activation = Activation::Relu;
+  mlp.k = mlp.n = 1024;
+  ASSERT_EQ(chooseRoute(Isa::Amx, mlp.mlpLayer(0)).schedule.nanokernel, NanokernelKind::AmxTile);
+  const RouteChoice amx = chooseRoute(Isa::Amx, mlp, withPeaks(108, 224));
+  EXPECT_EQ(amx.schedule.name, "avx512bf16.bf16.8x32");
+  EXPECT_NE(amx.reason.find("the tile route has no fused epilogue yet"), std::string::npos) << amx.reason;
+  // Where the dot product is slow, the FMAs widen bf16 in registers instead of A once.
+  const RouteChoice slow = chooseRoute(Isa::Amx, mlp, withPeaks(247, 123));
+  EXPECT_EQ(slow.schedule.name, "avx512.bf16-widen.8x32");
+  EXPECT_NE(slow.reason.find("activations stay bf16 between layers"), std::string::npos) << slow.reason;
+  EXPECT_EQ(chooseRoute(Isa::Avx2, mlp).schedule.name, "avx2.bf16-widen.6x16");
+  mlp.dtype = mlp.c_dtype = DType::F32;
+  EXPECT_EQ(chooseRoute(Isa::Avx512Bf16, mlp).schedule.name, "avx512.f32.8x32");
+  EXPECT_TRUE(chooseRoute(Isa::Avx512Bf16, mlp).reason.empty());
+}
+
 TEST(RouteChoice, ATunedScheduleServesItsShapeClass) {
   const CacheSizes caches{48 * 1024, 1 << 20, 32 << 20};
   TunedSchedules tuned{"t.json", {{"brgemm bf16 m32+ n16-63 l2", "avx512bf16.bf16.4x48"}}};

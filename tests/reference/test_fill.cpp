@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "naive_gemm.h"
 #include "reference/bf16.h"
@@ -97,18 +98,25 @@ TEST(Fill, RandomValuesAreUniformInMinusOneToOne) {
   EXPECT_GT(high, 0.99f);
 }
 
+// A brgemm with C_init, and an mlp with its biases.
 TEST(Fill, IsDeterministicPerSeed) {
-  const Problem p = makeProblem(33, 17, 65, 3, true);
-  for (FillMode mode : {FillMode::ExactInteger, FillMode::Random}) {
-    const ProblemData first = makeProblemData(p, mode, 7);
-    const ProblemData again = makeProblemData(p, mode, 7);
-    const ProblemData other = makeProblemData(p, mode, 8);
-    EXPECT_EQ(first.a, again.a);
-    EXPECT_EQ(first.b, again.b);
-    EXPECT_EQ(first.c_init, again.c_init);
-    EXPECT_NE(first.a, other.a);
-    EXPECT_NE(first.b, other.b);
-  }
+  for (const Problem& p :
+       {makeProblem(33, 17, 65, 3, true), test::makeMlpProblem(DType::F32, 9, {33, 65, 17}, true, Activation::Relu)})
+    for (FillMode mode : {FillMode::ExactInteger, FillMode::Random}) {
+      SCOPED_TRACE(p.describe() + ", " + std::string(toString(mode)));
+      const ProblemData first = makeProblemData(p, mode, 7);
+      const ProblemData again = makeProblemData(p, mode, 7);
+      const ProblemData other = makeProblemData(p, mode, 8);
+      EXPECT_EQ(first.a, again.a);
+      EXPECT_EQ(first.b, again.b);
+      EXPECT_EQ(first.c_init, again.c_init);
+      EXPECT_EQ(first.bias, again.bias);
+      EXPECT_NE(first.a, other.a);
+      EXPECT_NE(first.b, other.b);
+      if (!first.bias.empty()) {
+        EXPECT_NE(first.bias, other.bias);
+      }
+    }
 }
 
 // Each value depends on its index alone, not on how much is filled around it,

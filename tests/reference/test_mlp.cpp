@@ -16,26 +16,15 @@
 #include "reference/fill.h"
 #include "reference/reference_gemm.h"
 #include "reference/reference_mlp.h"
+#include "tests/support/test_problems.h"
 
 namespace nkbench {
 namespace {
 
+using test::makeMlpProblem;
 using test::ReductionOrder;
 
 constexpr double kFp32ExactLimit = 16777216.0;  // 2^24
-
-Problem mlpProblem(std::int64_t rows, std::vector<std::int64_t> widths, bool bias, Activation activation,
-                   DType dtype = DType::F32) {
-  Problem p;
-  p.kind = OpKind::Mlp;
-  p.dtype = dtype;
-  p.c_dtype = dtype;
-  p.m = rows;
-  p.k = widths.front();
-  p.n = widths.back();
-  p.mlp = {std::move(widths), bias, activation};
-  return p;
-}
 
 // An mlp computed the plain way in f32, each sum in the given order, then the
 // bias and the activation; a bf16 C holds each output rounded once, and the next
@@ -92,23 +81,24 @@ struct MlpCase {
 
 // Shapes with a wide layer, a deep one and a narrow one, with and without the epilogue.
 std::vector<Problem> exactShapes(DType dtype) {
-  return {mlpProblem(4, {1024, 1024, 1024, 1024}, true, Activation::Relu, dtype),
-          mlpProblem(16, {64, 1024, 16}, true, Activation::Relu, dtype),
-          mlpProblem(4, {2048, 8, 2048, 4}, false, Activation::None, dtype),
-          mlpProblem(5, {96, 96, 96, 96, 96, 96, 96}, true, Activation::None, dtype),
-          mlpProblem(3, {2048, 2048}, true, Activation::Relu, dtype)};
+  return {makeMlpProblem(dtype, 4, {1024, 1024, 1024, 1024}, true, Activation::Relu),
+          makeMlpProblem(dtype, 16, {64, 1024, 16}, true, Activation::Relu),
+          makeMlpProblem(dtype, 4, {2048, 8, 2048, 4}, false, Activation::None),
+          makeMlpProblem(dtype, 5, {96, 96, 96, 96, 96, 96, 96}, true, Activation::None),
+          makeMlpProblem(dtype, 3, {2048, 2048}, true, Activation::Relu)};
 }
 
 TEST(MlpFill, OperandsFollowTheLayout) {
   for (FillMode mode : {FillMode::ExactInteger, FillMode::Random}) {
-    const Problem p = mlpProblem(16, {64, 96, 32}, true, Activation::Relu);
+    const Problem p = makeMlpProblem(DType::F32, 16, {64, 96, 32}, true, Activation::Relu);
     const ProblemData data = makeProblemData(p, mode);
     EXPECT_EQ(data.a.size(), 16u * 64);
     EXPECT_EQ(data.b.size(), 64u * 96 + 96 * 32);
     EXPECT_EQ(data.bias.size(), 96u + 32);
     ASSERT_EQ(data.c_init.size(), 16u * 96 + 16 * 32);
     for (float value : data.c_init) ASSERT_EQ(value, 0.0f);
-    EXPECT_TRUE(makeProblemData(mlpProblem(16, {64, 96, 32}, false, Activation::Relu), mode).bias.empty());
+    EXPECT_TRUE(
+        makeProblemData(makeMlpProblem(DType::F32, 16, {64, 96, 32}, false, Activation::Relu), mode).bias.empty());
   }
 }
 
@@ -145,11 +135,12 @@ TEST(MlpFill, ExactValuesAreSmallIntegersAndSparseWeights) {
 // As many weights per output as the depth allows: four 1024-wide layers take 63
 // (64 t^3 + 32 t^2 + 16 t + 8 < 2^24), a single layer is dense.
 TEST(MlpFill, ExactTermsAreAsManyAsTheDepthAllows) {
-  EXPECT_EQ(exactMlpTermsPerOutput(mlpProblem(8, {1024, 1024, 1024, 1024}, true, Activation::Relu)), 63);
-  EXPECT_EQ(exactMlpTermsPerOutput(mlpProblem(8, {4096, 4096}, true, Activation::Relu)), 4096);
-  EXPECT_EQ(exactMlpTermsPerOutput(mlpProblem(8, {2048, 2048}, true, Activation::Relu)), 2048);
-  EXPECT_EQ(exactMlpTermsPerOutput(mlpProblem(8, {64, 1024, 16}, true, Activation::Relu)), 1024);
-  EXPECT_EQ(exactMlpTermsPerOutput(mlpProblem(8, {3, 5}, false, Activation::None)), 5);
+  EXPECT_EQ(exactMlpTermsPerOutput(makeMlpProblem(DType::F32, 8, {1024, 1024, 1024, 1024}, true, Activation::Relu)),
+            63);
+  EXPECT_EQ(exactMlpTermsPerOutput(makeMlpProblem(DType::F32, 8, {4096, 4096}, true, Activation::Relu)), 4096);
+  EXPECT_EQ(exactMlpTermsPerOutput(makeMlpProblem(DType::F32, 8, {2048, 2048}, true, Activation::Relu)), 2048);
+  EXPECT_EQ(exactMlpTermsPerOutput(makeMlpProblem(DType::F32, 8, {64, 1024, 16}, true, Activation::Relu)), 1024);
+  EXPECT_EQ(exactMlpTermsPerOutput(makeMlpProblem(DType::F32, 8, {3, 5}, false, Activation::None)), 5);
 }
 
 // Every layer's every partial sum, in any order, stays an integer below 2^24,
@@ -204,7 +195,7 @@ TEST(MlpFill, ExactOutputsStayExactThroughEveryLayer) {
 // above 2^24, where an f32 sum is no longer exact).
 TEST(MlpFill, Bf16WorstCaseStaysBelow2To24) {
   for (DType dtype : {DType::F32, DType::BF16}) {
-    const Problem p = mlpProblem(1, {379, 2762, 3507}, true, Activation::None, dtype);
+    const Problem p = makeMlpProblem(dtype, 1, {379, 2762, 3507}, true, Activation::None);
     SCOPED_TRACE(p.describe());
     const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
     double worst_input = 8.0;  // |X| <= 8
@@ -228,9 +219,9 @@ TEST(MlpFill, Bf16WorstCaseStaysBelow2To24) {
 TEST(MlpFill, ReluLeavesAMeaningfulFractionNonzero) {
   for (DType dtype : {DType::F32, DType::BF16})
     for (FillMode mode : {FillMode::ExactInteger, FillMode::Random})
-      for (const Problem& p : {mlpProblem(8, {1024, 1024, 1024, 1024}, true, Activation::Relu, dtype),
-                               mlpProblem(32, {64, 96, 32}, false, Activation::Relu, dtype),
-                               mlpProblem(64, {16, 16, 16, 16, 16, 16}, true, Activation::Relu, dtype)})
+      for (const Problem& p : {makeMlpProblem(dtype, 8, {1024, 1024, 1024, 1024}, true, Activation::Relu),
+                               makeMlpProblem(dtype, 32, {64, 96, 32}, false, Activation::Relu),
+                               makeMlpProblem(dtype, 64, {16, 16, 16, 16, 16, 16}, true, Activation::Relu)})
         for (std::uint64_t seed = 1; seed <= 3; ++seed) {
           SCOPED_TRACE(p.describe() + " " + std::string(toString(mode)) + " seed " + std::to_string(seed));
           const MlpCase test(p, mode, seed);
@@ -246,7 +237,7 @@ TEST(MlpFill, ReluLeavesAMeaningfulFractionNonzero) {
 // Random weights are scaled by a power of two near 1/sqrt(C_{l-1}): outputs stay near 1, layer after layer.
 TEST(MlpFill, RandomOutputsStayNearOneThroughTheLayers) {
   for (DType dtype : {DType::F32, DType::BF16}) {
-    const Problem p = mlpProblem(16, {1024, 256, 4096, 64, 64}, true, Activation::None, dtype);
+    const Problem p = makeMlpProblem(dtype, 16, {1024, 256, 4096, 64, 64}, true, Activation::None);
     SCOPED_TRACE(p.describe());
     const ProblemData data = makeProblemData(p, FillMode::Random);
     // Uniform in [-1, 1) and [-0.5, 0.5), rounded to bf16 for a bf16 mlp (which may reach the end).
@@ -273,21 +264,6 @@ TEST(MlpFill, RandomOutputsStayNearOneThroughTheLayers) {
   }
 }
 
-TEST(MlpFill, IsDeterministicPerSeed) {
-  const Problem p = mlpProblem(9, {33, 65, 17}, true, Activation::Relu);
-  for (FillMode mode : {FillMode::ExactInteger, FillMode::Random}) {
-    const ProblemData first = makeProblemData(p, mode, 7);
-    const ProblemData again = makeProblemData(p, mode, 7);
-    const ProblemData other = makeProblemData(p, mode, 8);
-    EXPECT_EQ(first.a, again.a);
-    EXPECT_EQ(first.b, again.b);
-    EXPECT_EQ(first.bias, again.bias);
-    EXPECT_NE(first.a, other.a);
-    EXPECT_NE(first.b, other.b);
-    EXPECT_NE(first.bias, other.bias);
-  }
-}
-
 // Y_1 = relu(X W_1 + b_1), Y_2 = relu(Y_1 W_2 + b_2), worked by hand.
 ProblemData handData() {
   ProblemData data;
@@ -300,7 +276,7 @@ ProblemData handData() {
 }
 
 TEST(ReferenceMlp, MatchesAHandComputedTwoLayerMlp) {
-  const Problem p = mlpProblem(2, {3, 2, 2}, true, Activation::Relu);
+  const Problem p = makeMlpProblem(DType::F32, 2, {3, 2, 2}, true, Activation::Relu);
   const ReferenceResult reference = referenceMlp(p, handData());
   // X W_1 + b_1 = [[3, 0], [-2, 1]] -> relu [[3, 0], [0, 1]]
   // Y_1 W_2 + b_2 = [[6.5, 2], [-2.5, 0]] -> relu [[6.5, 2], [0, 0]]
@@ -309,7 +285,8 @@ TEST(ReferenceMlp, MatchesAHandComputedTwoLayerMlp) {
   EXPECT_EQ(reference.magnitude, (std::vector<double>{9, 6, 4, 5, 36.5, 16, 23.5, 10}));
 
   // Without the epilogue: X W_1 = [[2, 2], [-3, 3]], then [[2, 2], [-3, 3]] W_2 = [[-2, 4], [-15, 0]].
-  const ReferenceResult plain = referenceMlp(mlpProblem(2, {3, 2, 2}, false, Activation::None), handData());
+  const ReferenceResult plain =
+      referenceMlp(makeMlpProblem(DType::F32, 2, {3, 2, 2}, false, Activation::None), handData());
   EXPECT_EQ(plain.value, (std::vector<double>{2, 2, -3, 3, -2, 4, -15, 0}));
   EXPECT_EQ(plain.magnitude, (std::vector<double>{8, 4, 3, 3, 28, 12, 15, 6}));
 }
@@ -321,20 +298,20 @@ TEST(ReferenceMlp, Bf16NextLayerReadsTheRoundedOutput) {
   data.a = {200, 59};
   data.b = {1, 1, 3};
   data.c_init.assign(2, 0.0f);
-  const ReferenceResult bf16 = referenceMlp(mlpProblem(1, {2, 1, 1}, false, Activation::None, DType::BF16), data);
+  const ReferenceResult bf16 = referenceMlp(makeMlpProblem(DType::BF16, 1, {2, 1, 1}, false, Activation::None), data);
   EXPECT_EQ(bf16.value, (std::vector<double>{259, 780}));  // each layer's output before its own rounding
-  const ReferenceResult f32 = referenceMlp(mlpProblem(1, {2, 1, 1}, false, Activation::None), data);
+  const ReferenceResult f32 = referenceMlp(makeMlpProblem(DType::F32, 1, {2, 1, 1}, false, Activation::None), data);
   EXPECT_EQ(f32.value, (std::vector<double>{259, 777}));
 
   // With a bias and ReLU: relu(259 - 0.5) = 258.5 -> bf16 258; 258 * 3 + 0.5 = 774.5.
   data.bias = {-0.5f, 0.5f};
-  const ReferenceResult biased = referenceMlp(mlpProblem(1, {2, 1, 1}, true, Activation::Relu, DType::BF16), data);
+  const ReferenceResult biased = referenceMlp(makeMlpProblem(DType::BF16, 1, {2, 1, 1}, true, Activation::Relu), data);
   EXPECT_EQ(biased.value, (std::vector<double>{258.5, 774.5}));
 }
 
 // Without an epilogue each layer is the gemm of the previous output (as stored) and its weights.
 TEST(ReferenceMlp, EachLayerIsTheGemmOfThePreviousOutput) {
-  const Problem p = mlpProblem(12, {40, 24, 56}, false, Activation::None);
+  const Problem p = makeMlpProblem(DType::F32, 12, {40, 24, 56}, false, Activation::None);
   const ProblemData data = makeProblemData(p, FillMode::Random);
   const ReferenceResult reference = referenceMlp(p, data);
   FloatBuffer input(data.a);
@@ -355,7 +332,7 @@ TEST(ReferenceMlp, EachLayerIsTheGemmOfThePreviousOutput) {
 
 TEST(MlpCompare, ExactFillPassesEveryLayerBitForBit) {
   for (DType dtype : {DType::F32, DType::BF16}) {
-    const MlpCase test(mlpProblem(16, {64, 96, 32}, true, Activation::Relu, dtype), FillMode::ExactInteger);
+    const MlpCase test(makeMlpProblem(dtype, 16, {64, 96, 32}, true, Activation::Relu), FillMode::ExactInteger);
     for (auto order : {ReductionOrder::Forward, ReductionOrder::Backward}) {
       const Verification result = test.verify(naiveMlp(test.problem, test.data, order));
       EXPECT_EQ(result.status, VerifyStatus::Passed) << result.detail;
@@ -366,7 +343,7 @@ TEST(MlpCompare, ExactFillPassesEveryLayerBitForBit) {
 }
 
 TEST(MlpCompare, AWrongValueInLayerTwoFailsNamingIt) {
-  const MlpCase test(mlpProblem(16, {64, 96, 32}, true, Activation::Relu), FillMode::ExactInteger);
+  const MlpCase test(makeMlpProblem(DType::F32, 16, {64, 96, 32}, true, Activation::Relu), FillMode::ExactInteger);
   FloatBuffer got = naiveMlp(test.problem, test.data, ReductionOrder::Forward);
   got[std::size_t(test.problem.mlpOutputOffset(1) + 3 * 32 + 5)] += 1.0f;
   const Verification result = test.verify(got);
@@ -389,7 +366,7 @@ TEST(MlpCompare, AWrongValueInLayerTwoFailsNamingIt) {
 // A kernel that writes the last layer only (into C, which starts as NaN) fails:
 // every layer's output is checked, not just the final one.
 TEST(MlpCompare, EveryLayersOutputIsChecked) {
-  const MlpCase test(mlpProblem(8, {32, 48, 16}, true, Activation::Relu), FillMode::ExactInteger);
+  const MlpCase test(makeMlpProblem(DType::F32, 8, {32, 48, 16}, true, Activation::Relu), FillMode::ExactInteger);
   FloatBuffer got = naiveMlp(test.problem, test.data, ReductionOrder::Forward);
   std::fill(got.begin(), got.begin() + test.problem.mlpOutputOffset(1), std::numeric_limits<float>::quiet_NaN());
   const Verification result = test.verify(got);
@@ -401,7 +378,7 @@ TEST(MlpCompare, EveryLayersOutputIsChecked) {
 TEST(MlpCompare, RandomFillPassesOrderDifferencesAndFlagsAWrongValue) {
   for (DType dtype : {DType::F32, DType::BF16}) {
     SCOPED_TRACE(toString(dtype));
-    const MlpCase test(mlpProblem(16, {256, 384, 128}, true, Activation::Relu, dtype), FillMode::Random);
+    const MlpCase test(makeMlpProblem(dtype, 16, {256, 384, 128}, true, Activation::Relu), FillMode::Random);
     const FloatBuffer forward = naiveMlp(test.problem, test.data, ReductionOrder::Forward);
     const FloatBuffer backward = naiveMlp(test.problem, test.data, ReductionOrder::Backward);
     // The orders really round differently (in f32; a bf16 C mostly rounds it away).
@@ -429,22 +406,22 @@ TEST(MlpCompare, RandomFillPassesOrderDifferencesAndFlagsAWrongValue) {
 // (and each bf16 rounding of an earlier output): what the row reports is the last layer's.
 TEST(MlpCompare, ToleranceGrowsLayerByLayer) {
   constexpr double kEpsilon = std::numeric_limits<float>::epsilon();
-  const MlpCase f32(mlpProblem(4, {64, 96, 32}, false, Activation::None), FillMode::Random);
+  const MlpCase f32(makeMlpProblem(DType::F32, 4, {64, 96, 32}, false, Activation::None), FillMode::Random);
   const Verification f32_result = f32.verify(naiveMlp(f32.problem, f32.data, ReductionOrder::Forward));
   EXPECT_NEAR(f32_result.tolerance, 2 * (64 + 1) * kEpsilon + 2 * (96 + 1) * kEpsilon, 1e-15);
-  const MlpCase bf16(mlpProblem(4, {64, 96, 32}, false, Activation::None, DType::BF16), FillMode::Random);
+  const MlpCase bf16(makeMlpProblem(DType::BF16, 4, {64, 96, 32}, false, Activation::None), FillMode::Random);
   const Verification bf16_result = bf16.verify(naiveMlp(bf16.problem, bf16.data, ReductionOrder::Forward));
   EXPECT_EQ(bf16_result.status, VerifyStatus::Passed) << bf16_result.detail;
   EXPECT_NEAR(bf16_result.tolerance, f32_result.tolerance + 2 * 0x1p-8, 1e-15);
   // The exact fill allows nothing in any layer.
-  const MlpCase exact(mlpProblem(4, {64, 96, 32}, false, Activation::None), FillMode::ExactInteger);
+  const MlpCase exact(makeMlpProblem(DType::F32, 4, {64, 96, 32}, false, Activation::None), FillMode::ExactInteger);
   EXPECT_EQ(exact.verify(naiveMlp(exact.problem, exact.data, ReductionOrder::Forward)).tolerance, 0.0);
 }
 
 // A layer whose ReLU zeroes nearly everything cannot tell a kernel that wrote
 // zeros there: the row is mistrusted, naming the layer.
 TEST(MlpCompare, MistrustsALayerThatReluZeroesAlmostEntirely) {
-  const Problem p = mlpProblem(16, {64, 96, 32, 48}, true, Activation::Relu);
+  const Problem p = makeMlpProblem(DType::F32, 16, {64, 96, 32, 48}, true, Activation::Relu);
   ProblemData data = makeProblemData(p, FillMode::ExactInteger);
   for (std::int64_t j = 0; j < 32; ++j) data.bias[std::size_t(p.mlp.biasOffset(1) + j)] = -1.0e6f;  // layer 2
   const ReferenceResult reference = referenceMlp(p, data);
@@ -470,14 +447,14 @@ TEST(MlpCompare, ZeroLimitsPerLayerWithAndWithoutRelu) {
     std::fill(first, first + static_cast<std::ptrdiff_t>(fraction * double(last - first)), 0.0);
     return reference;
   };
-  const MlpCase relu(mlpProblem(10, {64, 100, 100}, true, Activation::Relu), FillMode::ExactInteger);
+  const MlpCase relu(makeMlpProblem(DType::F32, 10, {64, 100, 100}, true, Activation::Relu), FillMode::ExactInteger);
   EXPECT_EQ(tooManyReferenceZeros(relu.problem, zeroed(relu, 0.85)), std::nullopt);
   const auto relu_why = tooManyReferenceZeros(relu.problem, zeroed(relu, 0.95));
   ASSERT_TRUE(relu_why.has_value());
   EXPECT_EQ(relu_why->rfind("95% of layer 2's Y", 0), 0u) << *relu_why;
   EXPECT_NE(relu_why->find("of layer 2's Y reference outputs are zero after ReLU"), std::string::npos) << *relu_why;
 
-  const MlpCase plain(mlpProblem(10, {64, 100, 100}, true, Activation::None), FillMode::ExactInteger);
+  const MlpCase plain(makeMlpProblem(DType::F32, 10, {64, 100, 100}, true, Activation::None), FillMode::ExactInteger);
   EXPECT_EQ(tooManyReferenceZeros(plain.problem, plain.reference), std::nullopt);
   EXPECT_EQ(tooManyReferenceZeros(plain.problem, zeroed(plain, 0.45)), std::nullopt);
   const auto plain_why = tooManyReferenceZeros(plain.problem, zeroed(plain, 0.6));

@@ -15,7 +15,7 @@ inline ResultRow passedRow() {
   ResultRow row;
   row.suite = "smoke";
   row.case_id = "brgemm-8x32x16-b2";
-  row.problem = Problem{OpKind::Brgemm, DType::F32, DType::F32, 8, 32, 16, 2, true};
+  row.problem = Problem{OpKind::Brgemm, DType::F32, DType::F32, 8, 32, 16, 2, true, {}};
   row.isa = "avx512";
   row.isa_used = "avx512";
   row.backend = "mlir-nanokernel";
@@ -47,7 +47,7 @@ inline ResultRow skippedRow() {
   ResultRow row;
   row.suite = "smoke";
   row.case_id = "gemm-40x50x30";
-  row.problem = Problem{OpKind::Gemm, DType::F32, DType::F32, 40, 50, 30, 1, false};
+  row.problem = Problem{OpKind::Gemm, DType::F32, DType::F32, 40, 50, 30, 1, false, {}};
   row.isa = "avx512";
   row.backend = "onednn";
   row.status = VerifyStatus::Skipped;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "harness/core/error.h"
 #include "harness/report/json_reader.h"
@@ -124,17 +126,28 @@ std::string rowError(const json& row) {
   return "";
 }
 
+// One key of a good row set to a bad value, and the message that must name it.
+struct BadValue {
+  const char* key;
+  json value;
+  const char* expected;
+};
+
+void expectMalformed(const json& good, const std::vector<BadValue>& cases) {
+  for (const BadValue& c : cases) {
+    json row = good;
+    row[c.key] = c.value;
+    EXPECT_EQ(rowError(row), std::string("r.json: row 1 is malformed: ") + c.expected) << c.key;
+  }
+}
+
 // Found by fuzz_report: nlohmann's get<T>() converted what it found, so a bad
 // value was read as another one (2.5 samples as 2, beta 2 as 0, true as 1 ms)
 // or, out of range, was undefined behaviour.
 TEST(JsonReader, ValuesOfTheWrongTypeOrRangeAreMalformed) {
   const json good = toJson(test::passedRow());
   ASSERT_EQ(rowError(good), "");
-  const struct {
-    const char* key;
-    json value;
-    const char* expected;
-  } cases[] = {
+  const std::vector<BadValue> cases = {
       {"samples_iterations", {3437, 0.019}, "'samples_iterations' must be an integer, got 0.019"},
       {"m", 1e300, "'m' must be an integer, got 1e+300"},
       {"m", "64", "'m' must be an integer, got string"},
@@ -146,11 +159,7 @@ TEST(JsonReader, ValuesOfTheWrongTypeOrRangeAreMalformed) {
       {"samples_ms", {0.1, false}, "'samples_ms' must be a number, got boolean"},
       {"case", 7, "'case' must be a string, got 7"},
   };
-  for (const auto& c : cases) {
-    json row = good;
-    row[c.key] = c.value;
-    EXPECT_EQ(rowError(row), std::string("r.json: row 1 is malformed: ") + c.expected) << c.key;
-  }
+  expectMalformed(good, cases);
 }
 
 TEST(JsonReader, AnMlpRowReadsBackIntoTheSameProblem) {
@@ -191,22 +200,14 @@ TEST(JsonReader, AnMlpRowReadsBackIntoTheSameProblem) {
 TEST(JsonReader, AnMlpRowNeedsItsLayers) {
   const json good = toJson(test::mlpRow());
   ASSERT_EQ(rowError(good), "");
-  const struct {
-    const char* key;
-    json value;
-    const char* expected;
-  } cases[] = {
+  const std::vector<BadValue> cases = {
       {"layers", "64", "'layers' '64': expected two or more widths such as 1024-1024"},
       {"layers", "64-0-32", "'layers' '64-0-32': expected two or more widths such as 1024-1024"},
       {"layers", 64, "'layers' must be a string, got 64"},
       {"epilogue", "gelu", "'epilogue' 'gelu': expected bias+relu, bias, relu or nothing"},
       {"epilogue", "relu+bias", "'epilogue' 'relu+bias': expected bias+relu, bias, relu or nothing"},
   };
-  for (const auto& c : cases) {
-    json row = good;
-    row[c.key] = c.value;
-    EXPECT_EQ(rowError(row), std::string("r.json: row 1 is malformed: ") + c.expected) << c.key;
-  }
+  expectMalformed(good, cases);
   json without_layers = good;
   without_layers.erase("layers");
   EXPECT_NE(rowError(without_layers).find("r.json: row 1 is malformed"), std::string::npos);

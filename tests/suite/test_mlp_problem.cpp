@@ -8,23 +8,12 @@
 #include <vector>
 
 #include "harness/core/problem.h"
+#include "tests/support/test_problems.h"
 
 namespace nkbench {
 namespace {
 
-// An mlp of `rows` rows over `widths`, as the suite parser makes it.
-Problem mlpProblem(std::int64_t rows, std::vector<std::int64_t> widths, bool bias, Activation activation,
-                   DType dtype = DType::F32) {
-  Problem p;
-  p.kind = OpKind::Mlp;
-  p.dtype = dtype;
-  p.c_dtype = dtype;
-  p.m = rows;
-  p.k = widths.front();
-  p.n = widths.back();
-  p.mlp = {std::move(widths), bias, activation};
-  return p;
-}
+using test::makeMlpProblem;
 
 TEST(MlpProblem, KindAndActivationNames) {
   EXPECT_EQ(toString(OpKind::Mlp), "mlp");
@@ -40,26 +29,27 @@ TEST(MlpProblem, KindAndActivationNames) {
 
 TEST(MlpProblem, FlopsCountTheLayersGemmsOnly) {
   // 2 * 16 * (64*96 + 96*32): the bias and ReLU passes are not counted.
-  const Problem p = mlpProblem(16, {64, 96, 32}, true, Activation::Relu);
+  const Problem p = makeMlpProblem(DType::F32, 16, {64, 96, 32}, true, Activation::Relu);
   EXPECT_EQ(p.flops(), 2.0 * 16 * (64 * 96 + 96 * 32));
   EXPECT_EQ(p.flops(), 294912.0);
-  EXPECT_EQ(mlpProblem(16, {64, 96, 32}, false, Activation::None).flops(), 294912.0);
+  EXPECT_EQ(makeMlpProblem(DType::F32, 16, {64, 96, 32}, false, Activation::None).flops(), 294912.0);
   // Four 1024-wide layers of 256 rows: 3 GEMMs of 2 * 256 * 1024 * 1024.
-  EXPECT_EQ(mlpProblem(256, {1024, 1024, 1024, 1024}, true, Activation::Relu).flops(), 3 * 2.0 * 256 * 1024 * 1024);
+  EXPECT_EQ(makeMlpProblem(DType::F32, 256, {1024, 1024, 1024, 1024}, true, Activation::Relu).flops(),
+            3 * 2.0 * 256 * 1024 * 1024);
   // One layer is one GEMM: the same FLOPs as the gemm it multiplies.
-  const Problem one = mlpProblem(7, {5, 3}, false, Activation::None);
+  const Problem one = makeMlpProblem(DType::F32, 7, {5, 3}, false, Activation::None);
   EXPECT_EQ(one.flops(), one.mlpLayer(0).flops());
   EXPECT_EQ(one.flops(), 2.0 * 7 * 5 * 3);
 }
 
 TEST(MlpProblem, OperandSizesAndOffsets) {
-  const Problem p = mlpProblem(16, {64, 96, 32}, true, Activation::Relu);
+  const Problem p = makeMlpProblem(DType::F32, 16, {64, 96, 32}, true, Activation::Relu);
   EXPECT_EQ(p.mlp.count(), 2);
   EXPECT_EQ(p.aElements(), 16 * 64);         // X
   EXPECT_EQ(p.bElements(), 64 * 96 + 96 * 32);  // W_1 then W_2
   EXPECT_EQ(p.cElements(), 16 * 96 + 16 * 32);  // Y_1 then Y_2
   EXPECT_EQ(p.biasElements(), 96 + 32);
-  EXPECT_EQ(mlpProblem(16, {64, 96, 32}, false, Activation::Relu).biasElements(), 0);
+  EXPECT_EQ(makeMlpProblem(DType::F32, 16, {64, 96, 32}, false, Activation::Relu).biasElements(), 0);
   EXPECT_EQ(p.reductionLength(), 64);
 
   EXPECT_EQ(p.mlp.weightOffset(0), 0);
@@ -85,7 +75,7 @@ TEST(MlpProblem, OperandSizesAndOffsets) {
 }
 
 TEST(MlpProblem, EachLayerIsTheGemmItMultiplies) {
-  const Problem p = mlpProblem(16, {64, 96, 32}, true, Activation::Relu, DType::BF16);
+  const Problem p = makeMlpProblem(DType::BF16, 16, {64, 96, 32}, true, Activation::Relu);
   const Problem first = p.mlpLayer(0);
   EXPECT_EQ(first.kind, OpKind::Gemm);
   EXPECT_EQ(first.m, 16);
@@ -104,11 +94,13 @@ TEST(MlpProblem, EachLayerIsTheGemmItMultiplies) {
 }
 
 TEST(MlpProblem, DescribeNamesRowsWidthsAndEpilogue) {
-  EXPECT_EQ(mlpProblem(256, {1024, 1024, 1024}, true, Activation::Relu).describe(),
+  EXPECT_EQ(makeMlpProblem(DType::F32, 256, {1024, 1024, 1024}, true, Activation::Relu).describe(),
             "mlp f32 256x[1024-1024-1024] bias+relu");
-  EXPECT_EQ(mlpProblem(16, {64, 96, 32}, true, Activation::None, DType::BF16).describe(), "mlp bf16 16x[64-96-32] bias");
-  EXPECT_EQ(mlpProblem(16, {64, 96, 32}, false, Activation::Relu).describe(), "mlp f32 16x[64-96-32] relu");
-  EXPECT_EQ(mlpProblem(16, {64, 96, 32}, false, Activation::None).describe(), "mlp f32 16x[64-96-32]");
+  EXPECT_EQ(makeMlpProblem(DType::BF16, 16, {64, 96, 32}, true, Activation::None).describe(),
+            "mlp bf16 16x[64-96-32] bias");
+  EXPECT_EQ(makeMlpProblem(DType::F32, 16, {64, 96, 32}, false, Activation::Relu).describe(),
+            "mlp f32 16x[64-96-32] relu");
+  EXPECT_EQ(makeMlpProblem(DType::F32, 16, {64, 96, 32}, false, Activation::None).describe(), "mlp f32 16x[64-96-32]");
 }
 
 TEST(MlpProblem, WidthsTextRoundTrips) {

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <ostream>
+#include <utility>
+#include <vector>
 
 #include "harness/core/problem.h"
 
@@ -17,6 +19,21 @@ inline Problem makeProblem(std::int64_t m, std::int64_t n, std::int64_t k, std::
   p.k = k;
   p.batch = batch;
   p.accumulate = accumulate;
+  return p;
+}
+
+// An mlp of `rows` rows through the layers `widths` describes (input width first),
+// as the suite parser makes it: C in the problem's own dtype.
+inline Problem makeMlpProblem(DType dtype, std::int64_t rows, std::vector<std::int64_t> widths, bool bias,
+                              Activation activation) {
+  Problem p;
+  p.kind = OpKind::Mlp;
+  p.dtype = dtype;
+  p.c_dtype = dtype;
+  p.m = rows;
+  p.k = widths.front();
+  p.n = widths.back();
+  p.mlp = {std::move(widths), bias, activation};
   return p;
 }
 
