@@ -348,6 +348,9 @@ class MlirBackend final : public Backend {
     } catch (const Error& error) {
       return error.what();
     }
+    if (!route->schedule.fused_epilogue && mlp.dtype == DType::BF16 && mlp.hasEpilogue())
+      return "mlir: :epilogue=separate takes f32 mlps only: its kernels round a bf16 C before the epilogue, which "
+             "would round it again";
     const MlpBlocking blocking = mlir_backend::mlpBlockingFor(mlp, route->schedule);
     for (std::int64_t layer = 0; layer < mlp.mlp.count(); ++layer) {
       const Problem block = mlpBlockProblem(mlp, blocking, layer);

@@ -99,5 +99,14 @@ TEST(MlirMlp, TheGenericLoweringSkipsMlpsWithTheReason) {
   EXPECT_NE(reason->find("no fused epilogue"), std::string::npos) << *reason;
 }
 
+// Its kernels round a bf16 C before the epilogue: a second rounding would be wrong.
+TEST(MlirMlp, SeparateEpilogueSkipsBf16WithTheReason) {
+  const Problem p = makeMlpProblem(DType::BF16, 8, {32, 32}, true, Activation::Relu);
+  auto backend = makeMlirBackend(hostConfig(Isa::Avx2, 1, "avx2.bf16-widen.6x16:epilogue=separate"));
+  const std::optional<std::string> reason = backend->unsupportedReason(p);
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("takes f32 mlps only"), std::string::npos) << *reason;
+}
+
 }  // namespace
 }  // namespace nkbench
