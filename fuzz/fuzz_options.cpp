@@ -81,8 +81,10 @@ void coldMib(const std::string& text) {
     fuzz::check(std::isfinite(*value) && *value >= 0, "a size accepted that is not", text);
     const std::int64_t bytes = cli::coldRotationBytes(*value);
     fuzz::check(bytes >= 0, "a negative size", text);
-    for (const Problem& problem : {Problem{}, Problem{OpKind::Brgemm, DType::BF16, DType::BF16, 1 << 20, 1 << 20, 1, 1}})
-      operandSetCount(problem, CacheMode::Cold, bytes);
+    Problem large;
+    large.dtype = large.c_dtype = DType::BF16;
+    large.m = large.n = 1 << 20;
+    for (const Problem& problem : {Problem{}, large}) operandSetCount(problem, CacheMode::Cold, bytes);
   }
 }
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <sstream>
 #include <tuple>
 
 #include "harness/core/error.h"
@@ -130,6 +131,37 @@ TEST(MlirStructure, KernelsPrefetchTheEntriesAheadAsTheScheduleSays) {
   schedule.prefetch_distance = 0;
   stages = compiler.generate(p, schedule, mlir_backend::Lowering::Nanokernel);
   EXPECT_EQ(occurrences(stages.llvm_dialect, "llvm.intr.prefetch"), 0u);
+}
+
+// The assembly of the basic block with the most FMAs: a kernel's K loop.
+std::string hottestBlock(const std::string& assembly) {
+  std::string best, block;
+  std::size_t best_fmas = 0;
+  std::istringstream lines(assembly);
+  for (std::string line; std::getline(lines, line);) {
+    const bool label = !line.empty() && line[0] == '.' && line.back() == ':';
+    if (label) block.clear();
+    block += line + "\n";
+    if (label || line.rfind("\tj", 0) != 0) continue;  // a block ends at its first jump
+    if (occurrences(block, "vfmadd") > best_fmas) best_fmas = occurrences(block, "vfmadd"), best = block;
+    block.clear();
+  }
+  return best;
+}
+
+// The prefetch's address of a K step is its walk's start, chosen and bounded
+// once outside the K loop, plus the step's line: no compare or select per step,
+// whose scalar work had crowded the FMAs' issue slots.
+TEST(MlirStructure, PrefetchesAddNoScalarWorkToTheKLoop) {
+  mlir_backend::MlirCompiler compiler(Isa::Avx2, CacheSizes{});
+  const Problem p = test::makeProblem(64, 64, 64, 16, true, OpKind::Brgemm);  // A's walk wraps past a row block
+  const mlir_backend::CompilationStages stages = compiler.generate(
+      p, mlir_backend::selectSchedule(Isa::Avx2, DType::F32, "avx2.f32.4x16"), mlir_backend::Lowering::Nanokernel);
+  const std::string loop = hottestBlock(stages.assembly);
+  ASSERT_EQ(occurrences(loop, "vfmadd"), 8u) << stages.assembly;
+  EXPECT_EQ(occurrences(loop, "prefetch"), 3u) << loop;
+  EXPECT_EQ(occurrences(loop, "cmov"), 0u) << loop;
+  EXPECT_EQ(occurrences(loop, "cmp"), 1u) << loop;  // the loop's own exit test
 }
 
 TEST(MlirStructure, GenericLoweringIsNotReportedAsNanokernel) {

@@ -108,16 +108,25 @@ std::int64_t prefetchA(const std::vector<Step>& steps, const Operands& operands,
     const std::int64_t block_rows = std::int64_t(step.a_reads.size());
     const mlir::ValueRange indices = first.getIndices();
     const mlir::Value ahead = w.add(indices[0], w.constant(distance));
-    // ((entry ahead) * M + first row) * row + step * line
-    mlir::Value flat = w.add(mul(w.add(mul(ahead, operands.rows), indices[kRowDim]), row_elements),
-                             mul(step.index, line_elements));
+    // The walk's start, (entry ahead * M + first row) * row, is the same at
+    // every K step: chosen and kept in bounds once, outside the K loop, so that
+    // a step adds only its line to the address (an offset the prefetch folds).
+    mlir::Value start = mul(w.add(mul(ahead, operands.rows), indices[kRowDim]), row_elements);
     if (block_rows < operands.rows) {
       const mlir::Value past = mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::sge, ahead,
                                                            w.constant(operands.batch));
-      const mlir::Value wrapped = w.add(flat, w.constant(block_rows * row_elements - operands.batch * entry_elements));
-      flat = mlir::arith::SelectOp::create(b, loc, past, wrapped, flat);
+      const mlir::Value wrapped = w.add(start, w.constant(block_rows * row_elements - operands.batch * entry_elements));
+      start = mlir::arith::SelectOp::create(b, loc, past, wrapped, start);
     }
-    flat = mlir::arith::MinSIOp::create(b, loc, flat, w.constant(operands.batch * entry_elements - 1));
+    const std::int64_t last = operands.batch * entry_elements - 1;
+    const std::int64_t walk = (a_type.getDimSize(kStepDim) - 1) * line_elements;  // the last step's line
+    mlir::Value flat;
+    if (walk <= last) {
+      start = mlir::arith::MinSIOp::create(b, loc, start, w.constant(last - walk));
+      flat = w.add(start, mul(step.index, line_elements));
+    } else {  // A is shorter than one walk: each step is kept in bounds
+      flat = mlir::arith::MinSIOp::create(b, loc, w.add(start, mul(step.index, line_elements)), w.constant(last));
+    }
     w.prefetch(a_flat, {flat}, false);
   }
   return std::int64_t(steps.size());
