@@ -16,7 +16,8 @@
 #                grid: it adds a block off the grid (edge tiles, K padding) and
 #                a GEMM, and leaves gate.yaml's baselines as they are. Without
 #                a committed gate-amx.json an AMX host says so and passes.
-#   scripts/perf-gate.sh                     compare; exit 1 on a regression
+#   scripts/perf-gate.sh                     compare; exit 1 on a regression that
+#                                            three runs in a row show
 #   scripts/perf-gate.sh --update [LEVEL...] rewrite the baselines of these
 #                                            levels (default all) from this host
 # Expects a built tree (scripts/setup.sh).
@@ -54,15 +55,29 @@ for isa in "${levels[@]}"; do
     amx) suite=suites/gate-amx.yaml ;;
   esac
   # The analytic schedules: the gate watches the code, not a tuning file of this machine.
-  "$nkbench" run --suite "$suite" --isa "$isa" --filter "$filter" --backends mlir,libxsmm --tuning none --reps 9 \
-    --min-time 0.05 --quiet --json "$run" >/dev/null
+  measure() {
+    "$nkbench" run --suite "$suite" --isa "$isa" --filter "$filter" --backends mlir,libxsmm --tuning none --reps 9 \
+      --min-time 0.05 --quiet --json "$run" >/dev/null
+  }
+  measure
   if $update; then
     cp "$run" "$baseline"
     echo "perf gate: baseline $baseline updated"
     continue
   fi
   echo "perf gate, $isa:"
-  "$nkbench" compare "$baseline" "$run" --threshold 0.2 --json "out/gate-$isa-compare.json" ||
-    status=$?
+  # A regression must hold in fresh runs: the VMs have slow spells of a minute
+  # or so in which the JIT's kernels lose up to a fifth against libxsmm's
+  # (README.md, "Regression gate"). A real regression fails all three runs.
+  verdict=0
+  for attempt in 1 2 3; do
+    verdict=0
+    "$nkbench" compare "$baseline" "$run" --threshold 0.2 --json "out/gate-$isa-compare.json" || verdict=$?
+    ((verdict == 1 && attempt < 3)) || break
+    echo "perf gate, $isa: regressed in run $attempt of 3; measured again in 30 s"
+    sleep 30
+    measure
+  done
+  ((verdict == 0)) || status=$verdict
 done
 exit "$status"
