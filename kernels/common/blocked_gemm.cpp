@@ -41,11 +41,6 @@ void packBBlockedAny(const BFloat16* b, std::int64_t k, std::int64_t n, const Ge
     packBBlocked(b, k, n, blocking, packed);
 }
 
-template <class Element>
-constexpr DType dtypeOf() {
-  return std::is_same_v<Element, BFloat16> ? DType::BF16 : DType::F32;
-}
-
 }  // namespace
 
 GemmBlocking chooseGemmBlocking(const Problem& problem, const GemmBlocking& preferred,

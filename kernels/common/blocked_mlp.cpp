@@ -12,11 +12,6 @@
 namespace nkbench {
 namespace {
 
-template <class Element>
-constexpr DType dtypeOf() {
-  return std::is_same_v<Element, BFloat16> ? DType::BF16 : DType::F32;
-}
-
 GemmBlocking squareBlocks(const MlpBlocking& blocking) { return {blocking.bm, blocking.bc, blocking.bc}; }
 
 }  // namespace
