@@ -52,24 +52,30 @@ class BlockedMlpOf {
   // Layer by layer, calls block_kernel(layer, a_panel, w_panel, y_block, bias_block)
   // once per output block; the kernel computes y_block = act(sum over
   // kBlocks(layer) of A block * W block + bias_block) (bias_block null without
-  // biases), in the layer's order (layerOrder). With `threads` > 1 each layer's
-  // blocks, which are independent, are shared out among that many OpenMP
-  // threads in contiguous runs of that order, and a layer starts when the one
-  // before it has ended.
-  template <class BlockKernel>
-  void compute(BlockKernel&& block_kernel, int threads = 1) {
+  // biases), in the layer's order (layerOrder). Then each of `passes`, in
+  // turn, sweeps the layer's whole output: pass(y_block, bias_block) on every
+  // block, as unfused element-wise ops would (none: the kernel's epilogue is
+  // all). With `threads` > 1 each layer's blocks, which are independent, are
+  // shared out among that many OpenMP threads in contiguous runs of that
+  // order, and a layer (or pass) starts when the one before it has ended.
+  template <class BlockKernel, class... Passes>
+  void compute(BlockKernel&& block_kernel, int threads, Passes&&... passes) {
+    const std::int64_t block = blocking_.bm * blocking_.bc;
     auto layer_blocks = [&](std::int64_t layer, std::int64_t index) {
       const std::int64_t kb = blocks_[std::size_t(layer)];
       const std::int64_t nb = blocks_[std::size_t(layer) + 1];
       const bool n_outer = layerOrder(layer) == BlockOrder::NBlocksOuter;
       const std::int64_t i = n_outer ? index % mb_ : index / nb;
       const std::int64_t j = n_outer ? index / mb_ : index % nb;
-      const std::int64_t block = blocking_.bm * blocking_.bc;
       const std::int64_t square = blocking_.bc * blocking_.bc;
       block_kernel(layer, activations_[std::size_t(layer)].data() + i * kb * block,
                    weights_.data() + weight_offsets_[std::size_t(layer)] + j * kb * square,
-                   activations_[std::size_t(layer) + 1].data() + (i * nb + j) * block,
-                   bias_.empty() ? nullptr : bias_.data() + bias_offsets_[std::size_t(layer)] + j * blocking_.bc);
+                   activations_[std::size_t(layer) + 1].data() + (i * nb + j) * block, biasOf(layer, j));
+    };
+    // A pass visits the blocks as they lie in memory, [Mb][Nb].
+    [[maybe_unused]] auto pass_block = [&](auto& pass, std::int64_t layer, std::int64_t index) {
+      pass(activations_[std::size_t(layer) + 1].data() + index * block,
+           biasOf(layer, index % blocks_[std::size_t(layer) + 1]));
     };
     const std::int64_t layers = problem_.mlp.count();
     if (threads > 1) {
@@ -78,12 +84,24 @@ class BlockedMlpOf {
         const std::int64_t count = mb_ * blocks_[std::size_t(layer) + 1];
 #pragma omp for schedule(static)
         for (std::int64_t index = 0; index < count; ++index) layer_blocks(layer, index);
+        (
+            [&](auto& pass) {
+#pragma omp for schedule(static)
+              for (std::int64_t index = 0; index < count; ++index) pass_block(pass, layer, index);
+            }(passes),
+            ...);
       }
       return;
     }
-    for (std::int64_t layer = 0; layer < layers; ++layer)
-      for (std::int64_t index = 0; index < mb_ * blocks_[std::size_t(layer) + 1]; ++index)
-        layer_blocks(layer, index);
+    for (std::int64_t layer = 0; layer < layers; ++layer) {
+      const std::int64_t count = mb_ * blocks_[std::size_t(layer) + 1];
+      for (std::int64_t index = 0; index < count; ++index) layer_blocks(layer, index);
+      (
+          [&](auto& pass) {
+            for (std::int64_t index = 0; index < count; ++index) pass_block(pass, layer, index);
+          }(passes),
+          ...);
+    }
   }
 
   const MlpBlocking& blocking() const { return blocking_; }
@@ -101,6 +119,11 @@ class BlockedMlpOf {
   Problem blockProblem(std::int64_t layer) const { return mlpBlockProblem(problem_, blocking_, layer); }
 
  private:
+  // The biases of output block column j of `layer`, or null without biases.
+  const float* biasOf(std::int64_t layer, std::int64_t j) const {
+    return bias_.empty() ? nullptr : bias_.data() + bias_offsets_[std::size_t(layer)] + j * blocking_.bc;
+  }
+
   Problem problem_;
   MlpBlocking blocking_;
   BLayout w_layout_;

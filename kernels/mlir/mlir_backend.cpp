@@ -178,8 +178,9 @@ class GemmKernel final : public Kernel {
 // An mlp as block kernel calls over activations that stay blocked between
 // layers (BlockedMlpOf), one kernel per layer shape, each with the layer's
 // bias and activation fused into its stores of C; or, given
-// `separate_epilogue`, kernels without them and a pass over each block after
-// its call (the comparison for the fused epilogue).
+// `separate_epilogue`, kernels without them, then the bias add and the
+// activation as two passes over each layer's whole output, as unfused
+// element-wise ops run (the comparison for the fused epilogue).
 template <class Mlp>
 class MlpKernel final : public Kernel {
  public:
@@ -189,20 +190,23 @@ class MlpKernel final : public Kernel {
         threads_(threads), separate_epilogue_(std::move(separate_epilogue)) {}
   void pack() override { mlp_.pack(operands_.aAs<Input>(), operands_.bAs<Input>(), operands_.bias); }
   void compute() override {
+    auto call = [&](std::int64_t layer, const Input* a, const Input* w, Input* y, const float* bias) {
+      const CompiledKernel& kernel = *layers_[std::size_t(layer)];
+      if (bias && !separate_epilogue_)
+        kernel.biasFunction()(a, w, y, bias);
+      else
+        kernel.function()(a, w, y);
+    };
+    if (!separate_epilogue_) return mlp_.compute(call, threads_);
     const MlpBlocking& blocking = mlp_.blocking();
-    mlp_.compute(
-        [&](std::int64_t layer, const Input* a, const Input* w, Input* y, const float* bias) {
-          const CompiledKernel& kernel = *layers_[std::size_t(layer)];
-          if (separate_epilogue_) {
-            kernel.function()(a, w, y);
-            applyBlockEpilogue(y, blocking.bm, blocking.bc, bias, separate_epilogue_->activation);
-          } else if (bias) {
-            kernel.biasFunction()(a, w, y, bias);
-          } else {
-            kernel.function()(a, w, y);
-          }
-        },
-        threads_);
+    auto add_bias = [&](Input* y, const float* bias) {
+      if (bias) applyBlockEpilogue(y, blocking.bm, blocking.bc, bias, Activation::None);
+    };
+    auto activate = [&](Input* y, const float*) {
+      if (separate_epilogue_->activation != Activation::None)
+        applyBlockEpilogue(y, blocking.bm, blocking.bc, nullptr, separate_epilogue_->activation);
+    };
+    mlp_.compute(call, threads_, add_bias, activate);
   }
   void unpack() override { mlp_.unpack(operands_.cAs<Input>()); }
   const KernelInfo& info() const override { return info_; }
@@ -389,7 +393,7 @@ class MlirBackend final : public Backend {
     KernelInfo info = describeKernel(*layers.front(), route, first.c_dtype);
     const MlpBlocking& b = mlp.blocking();
     const std::string epilogue = !first.hasEpilogue() ? ""
-                                 : separate ? ", " + first.mlp.epilogueText() + " in a pass over each block after it"
+                                 : separate ? ", " + first.mlp.epilogueText() + " as passes over each layer's output"
                                             : ", " + first.mlp.epilogueText() + " fused";
     info.implementation += fmt::format(", {}x{} blocks per layer{}", b.bm, b.bc, epilogue);
     info.packing = fmt::format("X -> {0}x{1} blocks, W -> {1}x{1} {2}blocks, activations blocked between layers",

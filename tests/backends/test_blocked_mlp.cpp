@@ -220,6 +220,57 @@ TEST(BlockedMlp, Bf16DriverWithPlainWeightsReproducesTheReferenceExactly) {
   expectDriverMatchesReference<BFloat16>(DType::BF16, BLayout::Plain);
 }
 
+// Passes after a layer's blocks: kernels without the epilogue, then the bias
+// and the ReLU as two sweeps over the layer's output, give the reference bit
+// for bit; each sweep starts when the layer's blocks (and the sweep before
+// it) have all been done, and visits every block once.
+TEST(BlockedMlp, PassesSweepEachLayersOutputAfterItsBlocks) {
+  const Problem p = makeMlpProblem(DType::F32, 17, {33, 45, 19}, true, Activation::Relu);
+  const MlpBlocking blocking{8, 16};
+  const auto [data, reference] = checkableMlpData(p, FillMode::ExactInteger);
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(fmt::format("{} thread(s)", threads));
+    BlockedMlp blocked(p, blocking);
+    const AlignedBuffer<float> x = as<float>(data.a), w = as<float>(data.b);
+    blocked.pack(x.data(), w.data(), data.bias.data());
+    // Work done so far: one per block call, then one per block of each sweep.
+    std::atomic<std::int64_t> done{0}, early{0};
+    std::atomic<std::int64_t> layer_now{0};
+    std::int64_t layer_start = 0;  // work done when the layer's blocks began
+    const std::int64_t row_blocks = blockCount(p.m, blocking.bm);
+    auto blocks_of = [&](std::int64_t layer) {
+      return row_blocks * blockCount(p.mlp.widths[std::size_t(layer) + 1], blocking.bc);
+    };
+    auto sweep = [&](int which) {
+      return [&, which](float* y, const float* bias) {
+        const std::int64_t layer = layer_now.load();
+        // Sweep `which` (1 or 2) sees all of the layer's blocks and the sweeps before it done.
+        if (done.load() < layer_start + std::int64_t(which) * blocks_of(layer)) ++early;
+        for (std::int64_t i = 0; i < blocking.bm * blocking.bc; ++i)
+          y[i] = which == 1 ? y[i] + bias[i % blocking.bc] : std::max(y[i], 0.0f);
+        if (++done == layer_start + 3 * blocks_of(layer)) {  // the layer's last piece of work
+          layer_start = done.load();
+          ++layer_now;
+        }
+      };
+    };
+    blocked.compute(
+        [&](std::int64_t layer, const float* a, const float* w_panel, float* y, const float*) {
+          plainBlockKernel(blocked.blocking(), blocked.kBlocks(layer), BLayout::Plain, false, a, w_panel, y,
+                           static_cast<const float*>(nullptr));
+          ++done;
+        },
+        threads, sweep(1), sweep(2));
+    EXPECT_EQ(early.load(), 0);
+    EXPECT_EQ(layer_now.load(), blocked.layerCount());
+    FloatBuffer got(static_cast<std::size_t>(p.cElements()));
+    blocked.unpack(got.data());
+    const Verification v = verifyResult(p, FillMode::ExactInteger, got.data(), reference);
+    EXPECT_EQ(v.status, VerifyStatus::Passed) << v.detail;
+    EXPECT_EQ(v.max_error, 0.0);
+  }
+}
+
 TEST(BlockedMlp, RefusesWhatItCannotRun) {
   const Problem f32 = makeMlpProblem(DType::F32, 8, {16, 16}, false, Activation::None);
   EXPECT_THROW(BlockedMlp(test::makeProblem(8, 8, 8, 1, false, OpKind::Gemm), {8, 8}), Error);  // not an mlp

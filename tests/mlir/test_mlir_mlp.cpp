@@ -86,7 +86,7 @@ TEST(MlirMlp, SeparateEpilogueComputesTheSameAndSaysSo) {
   auto backend = makeMlirBackend(hostConfig(isa, 1, schedule));
   const RunOutcome run = runMlpAgainstReference(*backend, p, FillMode::ExactInteger);
   EXPECT_EQ(run.verification.status, VerifyStatus::Passed) << run.verification.detail;
-  EXPECT_NE(run.info.implementation.find("bias+relu in a pass over each block after it"), std::string::npos)
+  EXPECT_NE(run.info.implementation.find("bias+relu as passes over each layer's output"), std::string::npos)
       << run.info.implementation;
   EXPECT_EQ(run.info.nanokernel.find("epilogue"), std::string::npos) << run.info.nanokernel;
 }
