@@ -1,7 +1,8 @@
 // An mlp layer's epilogue as a pass over one output block, y = act(y + bias),
-// for kernels that leave it out (libxsmm 1.17's BRGEMM; mlir's
-// `:epilogue=separate`, the comparison for the fused epilogue). Run right
-// after the block's kernel call, while the block is in cache.
+// for kernels that leave it out: libxsmm 1.17's BRGEMM, right after the
+// block's kernel call while the block is in cache; mlir's `:epilogue=separate`
+// (the comparison for the fused epilogue), once for the bias and once for the
+// activation over each block of a layer's whole output.
 #pragma once
 
 #include <cstdint>

@@ -59,8 +59,8 @@ struct Schedule {
   std::int64_t prefetch_distance = kAutoPrefetch;
   EdgeRows edge_rows = EdgeRows::Auto;
   // mlp layers: bias and activation fused into the block kernel's stores of C
-  // (fused_epilogue.h), or, for comparison, applied after each block call by a
-  // pass over the block while it is in cache (`:epilogue=separate`).
+  // (fused_epilogue.h), or, for comparison, applied after each layer by two
+  // passes over its whole output, bias then activation (`:epilogue=separate`).
   bool fused_epilogue = true;
 
   std::int64_t accumulators() const { return block_m * (block_n / vector_lanes); }
@@ -84,7 +84,7 @@ const Schedule* findSchedule(const std::string& name);
 // e.g. "avx512.f32.12x32:gemm=96x64x256:prefetch=2" (the family's first entry
 // with that register block, GEMM block, form of the rows register blocks leave
 // over (EdgeRows; vector routes), batch prefetch distance D, 0 for none, and
-// for mlp cases the epilogue as a separate pass (Schedule::fused_epilogue)).
+// for mlp cases the epilogue as separate passes (Schedule::fused_epilogue)).
 // The blocks must fit (registerBlockProblem), and the name be written as the
 // schedule's own name spells it. Throws nkbench::Error naming the problem.
 Schedule parseScheduleSpec(const std::string& spec);

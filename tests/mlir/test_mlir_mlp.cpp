@@ -1,6 +1,6 @@
 // mlp cases on the mlir backend: every layer's output against the reference,
 // with the bias and ReLU fused into the block kernels' stores (and shown to
-// be), or in a separate pass for comparison.
+// be), or in separate passes over each layer's output for comparison.
 #include <gtest/gtest.h>
 
 #include <cstdint>
