@@ -41,7 +41,11 @@ MlpBlocking mlpBlockingFor(const Problem& mlp, const Schedule& schedule) {
 }
 
 Problem kernelProblemFor(const Problem& problem, const Schedule& schedule, const CacheSizes& caches) {
-  if (problem.kind == OpKind::Mlp) return mlpBlockProblem(problem, mlpBlockingFor(problem, schedule), 0);
+  if (problem.kind == OpKind::Mlp) {
+    Problem block = mlpBlockProblem(problem, mlpBlockingFor(problem, schedule), 0);
+    if (!schedule.fused_epilogue) block.mlp = MlpLayers{};  // the epilogue runs as passes after the kernels
+    return block;
+  }
   if (problem.kind == OpKind::Gemm) return blockProblemOf(problem, gemmBlockingFor(problem, schedule, caches));
   Problem pairs = problem;
   if (schedule.nanokernel == NanokernelKind::AmxTile) {

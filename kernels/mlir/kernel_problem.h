@@ -30,8 +30,10 @@ BlockOrder gemmBlockOrderFor(const Schedule& schedule);
 // rows, and columns of its register block's width that pad the widths least.
 MlpBlocking mlpBlockingFor(const Problem& mlp, const Schedule& schedule);
 
-// An mlp's kernel: its first layer's block, with the epilogue. A GEMM's block kernel (whole AMX tiles on the tile route, whole vectors of
-// columns on the bf16 dot-product route); a BRGEMM with K padded to whole tile
+// An mlp's kernel: its first layer's block, with the epilogue unless the
+// schedule runs it as separate passes. A GEMM's block kernel (whole AMX tiles
+// on the tile route, whole vectors of columns on the bf16 dot-product route);
+// a BRGEMM with K padded to whole tile
 // steps on the tile route, or made even on the bf16 dot-product route;
 // otherwise the problem itself.
 Problem kernelProblemFor(const Problem& problem, const Schedule& schedule, const CacheSizes& caches);

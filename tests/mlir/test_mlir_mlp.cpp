@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/core/isa.h"
+#include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_backend.h"
 #include "kernels/mlir/schedule.h"
 #include "tests/support/mlp_test_support.h"
@@ -106,6 +107,20 @@ TEST(MlirMlp, SeparateEpilogueSkipsBf16WithTheReason) {
   const std::optional<std::string> reason = backend->unsupportedReason(p);
   ASSERT_TRUE(reason.has_value());
   EXPECT_NE(reason->find("takes f32 mlps only"), std::string::npos) << *reason;
+}
+
+// `show` prints an mlp's kernel as the run compiles it: with the epilogue
+// fused, or without it where the schedule runs it as passes.
+TEST(MlirMlp, TheKernelOfASeparateEpilogueHasNone) {
+  const Problem p = makeMlpProblem(DType::F32, 64, {64, 64}, true, Activation::Relu);
+  const Problem fused =
+      mlir_backend::kernelProblemFor(p, mlir_backend::parseScheduleSpec("avx2.f32.6x16"), CacheSizes{});
+  const Problem separate = mlir_backend::kernelProblemFor(
+      p, mlir_backend::parseScheduleSpec("avx2.f32.6x16:epilogue=separate"), CacheSizes{});
+  EXPECT_TRUE(fused.hasEpilogue());
+  EXPECT_FALSE(separate.hasEpilogue());
+  EXPECT_EQ(separate.m, fused.m);
+  EXPECT_EQ(separate.batch, fused.batch);
 }
 
 }  // namespace
