@@ -7,14 +7,21 @@
 namespace nkbench::mlir_backend {
 namespace {
 
-// K of 64 steps: a K loop that stays a loop (short ones are unrolled whole).
-RegisterBlockPlan planFor(std::int64_t m, std::int64_t n, std::int64_t k = 64) {
+Problem problemOf(std::int64_t m, std::int64_t n, std::int64_t k) {
   Problem p;
   p.m = m;
   p.n = n;
   p.k = k;
   p.batch = 2;
-  return planRegisterBlocks(p, selectSchedule(Isa::Avx512, DType::F32));
+  return p;
+}
+
+// K of 64 steps: a K loop that stays a loop (short ones are unrolled whole),
+// here of one step per iteration, so that the counts below are per K step.
+RegisterBlockPlan planFor(std::int64_t m, std::int64_t n, std::int64_t k = 64) {
+  RegisterBlockPlan plan = planRegisterBlocks(problemOf(m, n, k), selectSchedule(Isa::Avx512, DType::F32));
+  if (plan.k_steps > 8) plan.k_unroll = 1;
+  return plan;
 }
 
 TEST(NanokernelCheck, ExpectsOneFmaPerAccumulatorVector) {
@@ -34,6 +41,12 @@ TEST(NanokernelCheck, CountsTheCopiesOfAnUnrolledKLoop) {
   EXPECT_EQ(plan.kStepCopies(), 4);
   EXPECT_EQ(expectedNanokernels(plan).fma, 64);
   EXPECT_EQ(expectedNanokernels(planFor(8, 32, 64)).fma, 16);
+  // The planner unrolls a longer K loop by 2: two copies, and a third for an odd remainder.
+  const CacheSizes caches;
+  const Schedule schedule = selectSchedule(Isa::Avx512, DType::F32);
+  EXPECT_EQ(planRegisterBlocks(problemOf(8, 32, 64), schedule, caches).kStepCopies(), 2);
+  EXPECT_EQ(expectedNanokernels(planRegisterBlocks(problemOf(8, 32, 64), schedule, caches)).fma, 32);
+  EXPECT_EQ(planRegisterBlocks(problemOf(8, 32, 15), schedule, caches).kStepCopies(), 3);
   // Unrolled by a factor that leaves a remainder: the body, then one copy in the remainder's loop.
   RegisterBlockPlan partial = planFor(8, 32, 15);
   partial.k_unroll = 4;

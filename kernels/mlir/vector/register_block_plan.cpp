@@ -241,9 +241,15 @@ RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& sch
                  : plan.split.dim == ReductionSplit::Dim::K ? problem.k / plan.split.ways
                                                               : problem.k;
   // A short K loop is unrolled whole: its exit branch and loop overhead weigh on
-  // tiny reductions (bf16 5x35x6: 112 -> 144 GFLOPS on the Zen 5 VM); longer
-  // ones gained nothing when unrolled by 2 to 16, and lost where the body is large.
-  if (plan.k_steps <= kFullyUnrolledKSteps) plan.k_unroll = plan.k_steps;
+  // tiny reductions (bf16 5x35x6: 112 -> 144 GFLOPS on the Zen 5 VM). Longer
+  // ones by 2, which halves the loop's own instructions per FMA: level with
+  // one step where the core is the kernel's alone, 1-3% ahead of it in the
+  // VM's slow spells (gate suite, 20 interleaved runs); by 4 to 16 the body
+  // grows and gained nothing.
+  if (plan.k_steps <= kFullyUnrolledKSteps)
+    plan.k_unroll = plan.k_steps;
+  else
+    plan.k_unroll = 2;
   plan.prefetch_distance = schedule.prefetch_distance == kAutoPrefetch ? autoPrefetchDistance(problem, plan)
                                                                         : schedule.prefetch_distance;
   return plan;
