@@ -10,12 +10,10 @@
 #include <memory>
 #include <optional>
 #include <ostream>
-#include <span>
 #include <string>
 #include <vector>
 
 #include "harness/core/aligned_buffer.h"
-#include "harness/core/guarded_buffer.h"
 #include "harness/core/isa.h"
 #include "kernels/backend.h"
 #include "kernels/eigen/eigen_backend.h"
@@ -80,20 +78,8 @@ inline Isa bestHostIsa() { return std::min(bestIsa(detectCpuFeatures()).value_or
 inline RunOutcome runAgainstReference(Backend& backend, const Problem& problem) {
   const ProblemData data = makeProblemData(problem, FillMode::ExactInteger);
   COperand c(problem, data);
-  GuardedBuffer<float> a_f32, b_f32;
-  GuardedBuffer<BFloat16> a_bf16, b_bf16;
-  Operands operands{nullptr, nullptr, c.data()};
-  if (problem.dtype == DType::BF16) {
-    a_bf16 = GuardedBuffer<BFloat16>(std::span<const BFloat16>(exactBf16(data.a)), {"A"});
-    b_bf16 = GuardedBuffer<BFloat16>(std::span<const BFloat16>(exactBf16(data.b)), {"B"});
-    operands.a = a_bf16.data();
-    operands.b = b_bf16.data();
-  } else {
-    a_f32 = GuardedBuffer<float>(std::span<const float>(data.a), {"A"});
-    b_f32 = GuardedBuffer<float>(std::span<const float>(data.b), {"B"});
-    operands.a = a_f32.data();
-    operands.b = b_f32.data();
-  }
+  const GuardedInput a(problem.dtype, data.a, "A"), b(problem.dtype, data.b, "B");
+  const Operands operands{a.data(), b.data(), c.data()};
 
   const std::unique_ptr<Kernel> kernel = backend.prepare(problem, operands);
   kernel->pack();
@@ -101,8 +87,7 @@ inline RunOutcome runAgainstReference(Backend& backend, const Problem& problem) 
   if (!problem.accumulate) kernel->compute();
   kernel->finishCalls();
   kernel->unpack();
-  for (const std::optional<std::string>& damage :
-       {a_f32.canaryDamage(), b_f32.canaryDamage(), a_bf16.canaryDamage(), b_bf16.canaryDamage(), c.canaryDamage()})
+  for (const std::optional<std::string>& damage : {a.canaryDamage(), b.canaryDamage(), c.canaryDamage()})
     if (damage) ADD_FAILURE() << backend.name() << " on " << problem.describe() << ": " << *damage;
 
   const ReferenceResult reference =

@@ -10,11 +10,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <utility>
 
-#include "harness/core/guarded_buffer.h"
 #include "kernels/backend.h"
 #include "reference/bf16.h"
 #include "reference/c_operand.h"
@@ -48,24 +46,9 @@ inline CheckableMlpData checkableMlpData(const Problem& problem, FillMode fill) 
 inline RunOutcome runMlpAgainstReference(Backend& backend, const Problem& problem, FillMode fill) {
   const auto [data, reference] = checkableMlpData(problem, fill);
   COperand c(problem, data);
-  GuardedBuffer<float> x_f32, w_f32, bias;
-  GuardedBuffer<BFloat16> x_bf16, w_bf16;
-  Operands operands{nullptr, nullptr, c.data(), nullptr};
-  if (problem.dtype == DType::BF16) {
-    x_bf16 = GuardedBuffer<BFloat16>(std::span<const BFloat16>(exactBf16(data.a)), {"X"});
-    w_bf16 = GuardedBuffer<BFloat16>(std::span<const BFloat16>(exactBf16(data.b)), {"W"});
-    operands.a = x_bf16.data();
-    operands.b = w_bf16.data();
-  } else {
-    x_f32 = GuardedBuffer<float>(std::span<const float>(data.a), {"X"});
-    w_f32 = GuardedBuffer<float>(std::span<const float>(data.b), {"W"});
-    operands.a = x_f32.data();
-    operands.b = w_f32.data();
-  }
-  if (problem.mlp.bias) {
-    bias = GuardedBuffer<float>(std::span<const float>(data.bias), {"bias"});
-    operands.bias = bias.data();
-  }
+  const GuardedInput x(problem.dtype, data.a, "X"), w(problem.dtype, data.b, "W");
+  const GuardedInput bias = problem.mlp.bias ? GuardedInput(DType::F32, data.bias, "bias") : GuardedInput();
+  const Operands operands{x.data(), w.data(), c.data(), static_cast<const float*>(bias.data())};
 
   const std::unique_ptr<Kernel> kernel = backend.prepare(problem, operands);
   kernel->pack();
@@ -73,8 +56,8 @@ inline RunOutcome runMlpAgainstReference(Backend& backend, const Problem& proble
   kernel->compute();
   kernel->finishCalls();
   kernel->unpack();
-  for (const std::optional<std::string>& damage : {x_f32.canaryDamage(), w_f32.canaryDamage(), bias.canaryDamage(),
-                                                   x_bf16.canaryDamage(), w_bf16.canaryDamage(), c.canaryDamage()})
+  for (const std::optional<std::string>& damage :
+       {x.canaryDamage(), w.canaryDamage(), bias.canaryDamage(), c.canaryDamage()})
     if (damage) ADD_FAILURE() << backend.name() << " on " << problem.describe() << ": " << *damage;
   return {verifyResult(problem, fill, c.asFloat().data(), reference), kernel->info()};
 }
