@@ -40,14 +40,14 @@ enum class BLayout { Plain, VnniPairs };
 // across the M blocks.
 enum class BlockOrder { MBlocksOuter, NBlocksOuter };
 
-// Element: float for f32 problems, BFloat16 for bf16 ones; CElement: C's type;
-// AElement: the packed A's, float for bf16 kernels that read A widened to f32.
 // The element type's name among the problem's types.
 template <class Element>
 constexpr DType dtypeOf() {
   return std::is_same_v<Element, BFloat16> ? DType::BF16 : DType::F32;
 }
 
+// Element: float for f32 problems, BFloat16 for bf16 ones; CElement: C's type;
+// AElement: the packed A's, float for bf16 kernels that read A widened to f32.
 template <class Element, class CElement = float, class AElement = Element>
 class BlockedGemmOf {
  public:

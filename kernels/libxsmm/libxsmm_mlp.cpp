@@ -120,7 +120,6 @@ class LibxsmmMlpKernel final : public Kernel {
         threads_(std::max(threads, 1)),
         bias_(mlp.mlp.bias),
         activation_(mlp.mlp.activation),
-        relu_(activation_ == Activation::Relu),
         blocked_(mlp, mlpBlocking(mlp, target), kBf16 ? BLayout::VnniPairs : BLayout::Plain) {
     const MlpBlocking& blocking = blocked_.blocking();
     // One kernel per distinct K-block count, dispatched here: calls are thread-safe from then on.
@@ -138,11 +137,11 @@ class LibxsmmMlpKernel final : public Kernel {
     if (bias_) bias_add_ = dispatchBiasAdd(blocking);
     const std::int64_t block = blocking.bm * blocking.bc;
     if constexpr (kBf16) {
-      convert_ = dispatchConvert(blocking, relu_);
+      convert_ = dispatchConvert(blocking, relu());
       // Each thread's f32 sums of one block (and the fused ReLU's mask).
       sum_stride_ = lineRounded<float>(block);
       sums_.assign(std::size_t(threads_ * sum_stride_), 0.0f);
-      if (relu_ && convert_ != nullptr) {
+      if (relu() && convert_ != nullptr) {
         mask_stride_ = lineRounded<std::uint8_t>(reluMaskBytes(blocking));
         masks_.assign(std::size_t(threads_ * mask_stride_), 0);
       }
@@ -200,13 +199,13 @@ class LibxsmmMlpKernel final : public Kernel {
         libxsmm_meltw_cvtfp32bf16_act_param param{};
         param.in_ptr = sum;
         param.out_ptr = y_block;
-        param.actstore_ptr = relu_ ? masks_.data() + thread * mask_stride_ : nullptr;
+        param.actstore_ptr = relu() ? masks_.data() + thread * mask_stride_ : nullptr;
         convert_(&param);
         return;
       }
     }
     // The harness's loop, in f32 on the sums; a bf16 block is then rounded once, as the reference rounds.
-    if (loop_bias != nullptr || relu_) applyBlockEpilogue(sum, blocking.bm, blocking.bc, loop_bias, activation_);
+    if (loop_bias != nullptr || relu()) applyBlockEpilogue(sum, blocking.bm, blocking.bc, loop_bias, activation_);
     if constexpr (kBf16) toBFloat16(sum, std::size_t(blocking.bm * blocking.bc), y_block);
   }
 
@@ -220,12 +219,12 @@ class LibxsmmMlpKernel final : public Kernel {
     if constexpr (kBf16) {
       // The convert fuses ReLU; without it (or with the bias left to the loop) the loop rounds too.
       if (convert_ != nullptr && (!bias_ || bias_in_meltw)) {
-        meltw += relu_ ? " + meltw relu+bf16 convert" : " + meltw bf16 convert";
+        meltw += relu() ? " + meltw relu+bf16 convert" : " + meltw bf16 convert";
       } else {
-        if (relu_) loop.push_back("relu");
+        if (relu()) loop.push_back("relu");
         loop.push_back("bf16 rounding");
       }
-    } else if (relu_) {
+    } else if (relu()) {
       loop.push_back("relu");  // 1.17's meltw relu dispatcher returns no kernel
     }
     std::string words = meltw;
@@ -234,11 +233,12 @@ class LibxsmmMlpKernel final : public Kernel {
     return words;
   }
 
+  bool relu() const { return activation_ == Activation::Relu; }
+
   Operands operands_;
   int threads_;
   bool bias_;
   Activation activation_;
-  bool relu_;
   BlockedMlpOf<Element> blocked_;
   std::vector<Layer> layers_;
   libxsmm_meltwfunction_scale bias_add_ = nullptr;
