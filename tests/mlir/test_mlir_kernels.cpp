@@ -144,7 +144,10 @@ std::string hottestBlock(const std::string& assembly) {
     if (label) block.clear();
     block += line + "\n";
     if (label || line.rfind("\tj", 0) != 0) continue;  // a block ends at its first jump
-    if (occurrences(block, "vfmadd") > best_fmas) best_fmas = occurrences(block, "vfmadd"), best = block;
+    if (const std::size_t fmas = occurrences(block, "vfmadd"); fmas > best_fmas) {
+      best_fmas = fmas;
+      best = block;
+    }
     block.clear();
   }
   return best;
