@@ -11,6 +11,7 @@
 #include "kernels/mlir/amx/amx_payload_ir.h"
 #include "kernels/mlir/amx/tile_emulator.h"
 #include "kernels/mlir/amx/tile_state.h"
+#include "kernels/mlir/dialect_registry.h"
 #include "kernels/mlir/jit/build_id.h"
 #include "kernels/mlir/jit/kernel_cache.h"
 #include "kernels/mlir/jit/kernel_jit.h"
@@ -37,13 +38,11 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -161,6 +160,13 @@ class StageClock {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
+// The pipelines do not verify after each pass (runPipeline): a pass that broke
+// the IR is caught here, once, before LLVM translates it.
+template <typename FailureReporter>
+void verifyLowered(mlir::ModuleOp module, const FailureReporter& fail) {
+  if (mlir::failed(mlir::verify(module))) throw fail("verifying the lowered kernel");
+}
+
 constexpr std::uint64_t kKernelAlignmentBytes = 64;
 
 // The LLVM dialect as an optimized LLVM module for `machine`.
@@ -261,9 +267,7 @@ struct MlirCompiler::Impl {
       : isa(cap), caches(host_caches), host_target(target_cpu.empty()), cache(kernel_cache) {
     initializeOnce();
     mlir::DialectRegistry registry;
-    mlir::registerAllDialects(registry);
-    mlir::registerAllExtensions(registry);
-    mlir::registerAllToLLVMIRTranslations(registry);
+    registerKernelDialects(registry);
     context.appendDialectRegistry(registry);
     // Dialects load as the payload and the passes need them: canonicalization
     // gathers the patterns of every loaded dialect, each time it runs.
@@ -462,6 +466,7 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
   }
   expandBf16RoundingIfNeeded(*module, p, fail);
   runPipeline(*module, kToLlvmPipeline, "lowering to LLVM", fail);
+  verifyLowered(*module, fail);
   const OpCounts lowered = countOps(*module);
   // A kernel calls nothing: a call would be a heap allocation on every invocation.
   if (lowered.count("llvm.call")) throw Error("mlir: the kernel for " + p.describe() + " allocates memory per call");
@@ -493,6 +498,7 @@ MlirCompiler::Lowered MlirCompiler::lowerAmx(const Source& source, const Problem
   if (stages) stages->scheduled = printOp(*result.module);
   expandBf16RoundingIfNeeded(*result.module, p, fail);
   runPipeline(*result.module, kToLlvmPipeline, "lowering the amx payload to LLVM", fail);
+  verifyLowered(*result.module, fail);
   const OpCounts lowered = countOps(*result.module);
   if (stages) stages->llvm_dialect = printOp(*result.module);
   std::int64_t tile_products = 0;
@@ -524,6 +530,9 @@ void MlirCompiler::runPipeline(mlir::ModuleOp module, const char* pipeline, cons
   std::unique_ptr<mlir::PassManager>& pm = impl_->pipelines[pipeline];
   if (!pm) {
     pm = std::make_unique<mlir::PassManager>(&impl_->context);
+    // Verifying the module after every pass cost a tenth of a kernel's compile
+    // time: the lowered module is verified once instead (verifyLowered).
+    pm->enableVerifier(false);
     if (mlir::failed(mlir::parsePassPipeline(pipeline, *pm))) {
       pm.reset();
       throw fail(stage);
