@@ -1,6 +1,7 @@
 #include "kernels/mlir/kernel_problem.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "kernels/mlir/amx/amx_payload_ir.h"
 #include "kernels/mlir/vector/payload_ir.h"
@@ -37,7 +38,11 @@ BlockOrder gemmBlockOrderFor(const Schedule& schedule) {
 }
 
 MlpBlocking mlpBlockingFor(const Problem& mlp, const Schedule& schedule) {
-  return chooseMlpBlocking(mlp, {schedule.gemm_block.bm, schedule.gemm_block.bn}, schedule.block_m, schedule.block_n);
+  // A layer's K blocks are its input's column blocks: on tiles, whole tile steps.
+  const std::int64_t c_multiple = schedule.nanokernel == NanokernelKind::AmxTile
+                                      ? std::lcm(schedule.block_n, kAmxTileK)
+                                      : schedule.block_n;
+  return chooseMlpBlocking(mlp, {schedule.gemm_block.bm, schedule.gemm_block.bn}, schedule.block_m, c_multiple);
 }
 
 Problem kernelProblemFor(const Problem& problem, const Schedule& schedule, const CacheSizes& caches) {

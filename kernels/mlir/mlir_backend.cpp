@@ -48,25 +48,36 @@ KernelInfo describe(const CompiledKernel& kernel, const Schedule& schedule, Isa 
   return info;
 }
 
+// A tile kernel's configuration, loaded on this thread unless it is loaded already.
+void loadTiles(const CompiledKernel& kernel) {
+  if (const auto& tiles = kernel.tileCalls()) mlir_backend::useTileConfig(tiles->machine, tiles->entry_palette);
+}
+
+// Emulated tiles are checked for faults after the calls: a fault is an error of the row.
+void throwEmulatedTileFaults(const CompiledKernel& kernel) {
+  const auto& tiles = kernel.tileCalls();
+  if (tiles && tiles->machine == mlir_backend::TileMachine::Emulated)
+    if (std::optional<std::string> fault = mlir_backend::takeEmulatedTileFault())
+      throw Error("mlir: emulated tiles faulted: " + *fault);
+}
+
+void releaseTilesOf(const CompiledKernel& kernel) {
+  if (const auto& tiles = kernel.tileCalls()) mlir_backend::releaseTiles(tiles->machine);
+}
+
 // The calls of one compiled kernel. Before a tile kernel's calls its first tile
-// shape's configuration is loaded on this thread, unless it is loaded already;
-// the tiles are released when the run of calls ends (finish). Emulated tiles
-// are checked for faults after every call: a fault is an error of the row.
+// shape's configuration is loaded on this thread; the tiles are released when
+// the run of calls ends (finish).
 class KernelCalls {
  public:
   explicit KernelCalls(std::shared_ptr<CompiledKernel> compiled) : compiled_(std::move(compiled)) {}
   template <class Body>
   void run(Body&& body) const {
-    const std::optional<mlir_backend::TileCalls>& tiles = compiled_->tileCalls();
-    if (tiles) mlir_backend::useTileConfig(tiles->machine, tiles->entry_palette);
+    loadTiles(*compiled_);
     body(compiled_->function());
-    if (tiles && tiles->machine == mlir_backend::TileMachine::Emulated)
-      if (std::optional<std::string> fault = mlir_backend::takeEmulatedTileFault())
-        throw Error("mlir: emulated tiles faulted: " + *fault);
+    throwEmulatedTileFaults(*compiled_);
   }
-  void finish() const {
-    if (const auto& tiles = compiled_->tileCalls()) mlir_backend::releaseTiles(tiles->machine);
-  }
+  void finish() const { releaseTilesOf(*compiled_); }
 
  private:
   std::shared_ptr<CompiledKernel> compiled_;
@@ -190,14 +201,20 @@ class MlpKernel final : public Kernel {
         threads_(threads), separate_epilogue_(std::move(separate_epilogue)) {}
   void pack() override { mlp_.pack(operands_.aAs<Input>(), operands_.bAs<Input>(), operands_.bias); }
   void compute() override {
+    // Tile kernels run on one thread (chooseRoute): its configuration is loaded per call.
     auto call = [&](std::int64_t layer, const Input* a, const Input* w, Input* y, const float* bias) {
       const CompiledKernel& kernel = *layers_[std::size_t(layer)];
+      loadTiles(kernel);
       if (bias && !separate_epilogue_)
         kernel.biasFunction()(a, w, y, bias);
       else
         kernel.function()(a, w, y);
     };
-    if (!separate_epilogue_) return mlp_.compute(call, threads_);
+    if (!separate_epilogue_) {
+      mlp_.compute(call, threads_);
+      for (const auto& layer : layers_) throwEmulatedTileFaults(*layer);
+      return;
+    }
     const MlpBlocking& blocking = mlp_.blocking();
     auto add_bias = [&](Input* y, const float* bias) {
       if (bias) applyBlockEpilogue(y, blocking.bm, blocking.bc, bias, Activation::None);
@@ -209,6 +226,9 @@ class MlpKernel final : public Kernel {
     mlp_.compute(call, threads_, add_bias, activate);
   }
   void unpack() override { mlp_.unpack(operands_.cAs<Input>()); }
+  void finishCalls() override {
+    for (const auto& layer : layers_) releaseTilesOf(*layer);
+  }
   const KernelInfo& info() const override { return info_; }
 
  private:
@@ -340,6 +360,7 @@ class MlirBackend final : public Backend {
     request.tuned = tuned_.file.empty() ? nullptr : &tuned_;
     request.caches = caches_;
     request.peaks = {config_.fp32_fma_peak_gflops, config_.bf16_dot_peak_gflops};
+    request.threads = config_.threads;
     return mlir_backend::chooseRoute(config_.isa, problem, request);
   }
 

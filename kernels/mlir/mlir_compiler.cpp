@@ -505,6 +505,12 @@ MlirCompiler::Lowered MlirCompiler::lowerAmx(const Source& source, const Problem
   for (const TileRegion& region : source.regions) tile_products += region.tiles();
   result.evidence = source.emulated_tiles ? checkEmulatedAmxTiles(tile_products, payload_ops, lowered)
                                           : checkAmxTiles(tile_products, payload_ops, lowered);
+  if (p.hasEpilogue()) {
+    const NanokernelEvidence epilogue =
+        checkAmxEpilogue(p.mlp, static_cast<std::int64_t>(source.regions.size()), payload_ops);
+    result.evidence.composed = result.evidence.composed && epilogue.composed;
+    result.evidence.summary += "; " + epilogue.summary;
+  }
   result.register_blocks = describeTileBlocks(source.regions);
   result.tiles = TileCalls{.machine = source.emulated_tiles ? TileMachine::Emulated : TileMachine::Real,
                            .entry_palette = groupTileRegions(source.regions).front().palette};

@@ -100,6 +100,19 @@ NanokernelEvidence checkEmulatedAmxTiles(std::int64_t expected_tile_products, co
   return evidence;
 }
 
+NanokernelEvidence checkAmxEpilogue(const MlpLayers& epilogue, std::int64_t regions, const OpCounts& payload) {
+  const std::int64_t bias_adds = count(payload, "arith.addf"), maxima = count(payload, "arith.maximumf");
+  const std::int64_t expected_adds = epilogue.bias ? regions : 0;
+  const std::int64_t expected_maxima = epilogue.activation == Activation::Relu ? regions : 0;
+  NanokernelEvidence evidence;
+  evidence.composed = bias_adds == expected_adds && maxima == expected_maxima;
+  evidence.summary = fmt::format(
+      "epilogue {} {} into {} tile regions' f32 rows after their tile stores: {} bias adds, {} maxima (expected {}, {})",
+      epilogue.epilogueText(), evidence.composed ? "fused" : "NOT fused", regions, bias_adds, maxima, expected_adds,
+      expected_maxima);
+  return evidence;
+}
+
 std::string describeRegisterBlocks(const RegisterBlockPlan& plan) {
   std::vector<std::string> blocks;
   for (const RowBand& band : plan.bands)

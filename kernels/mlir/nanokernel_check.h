@@ -47,6 +47,11 @@ NanokernelEvidence checkAmxTiles(std::int64_t expected_tile_products, const OpCo
 NanokernelEvidence checkEmulatedAmxTiles(std::int64_t expected_tile_products, const OpCounts& payload,
                                          const OpCounts& lowered);
 
+// An mlp's epilogue on the tile route: each region's blocks take it on their
+// f32 rows right after their tile stores (one bias add and one maximum per
+// region's row loop, as `epilogue` asks), before the next block.
+NanokernelEvidence checkAmxEpilogue(const MlpLayers& epilogue, std::int64_t regions, const OpCounts& payload);
+
 // "8x32" or, with edge blocks, "8x32+7x32+7x1"; an edge block's columns are
 // those of C ("13x18": a 16-lane vector and one masked to 2 lanes).
 std::string describeRegisterBlocks(const RegisterBlockPlan& plan);

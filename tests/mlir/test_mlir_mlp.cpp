@@ -80,6 +80,41 @@ INSTANTIATE_TEST_SUITE_P(
                       MlpShape{DType::BF16, 40, {64, 96, 48}, true, Activation::Relu, 1},
                       MlpShape{DType::BF16, 21, {30, 50, 18}, true, Activation::Relu, 2}));
 
+// On the tile route the epilogue goes on each block's f32 rows as they are
+// rounded into the bf16 C, right after the tile stores; with more threads the
+// mlp takes the vector route (its tile kernels are configured on one thread).
+TEST(MlirMlp, TileKernelsFuseTheEpilogueIntoEachBlocksRounding) {
+  std::vector<Isa> tile_levels;
+  for (Isa isa : {Isa::AmxEmulated, Isa::Amx})
+    if (detectCpuFeatures().has(isa)) tile_levels.push_back(isa);
+  if (tile_levels.empty()) GTEST_SKIP() << "the host runs no tile kernels, not even emulated";
+  const std::vector<Problem> mlps = {
+      makeMlpProblem(DType::BF16, 40, {64, 96, 48}, true, Activation::Relu),
+      // Ragged: padded rows and columns must stay zero through the layers.
+      makeMlpProblem(DType::BF16, 21, {30, 50, 18}, true, Activation::Relu),
+      makeMlpProblem(DType::BF16, 32, {64, 64}, false, Activation::Relu),
+      makeMlpProblem(DType::BF16, 32, {64, 32}, true, Activation::None)};
+  for (Isa isa : tile_levels)
+    for (const Problem& p : mlps) {
+      auto backend = makeMlirBackend(hostConfig(isa));
+      ASSERT_EQ(backend->unsupportedReason(p), std::nullopt);
+      const RunOutcome run = runMlpAgainstReference(*backend, p, FillMode::ExactInteger);
+      EXPECT_EQ(run.verification.status, VerifyStatus::Passed)
+          << "--isa " << toString(isa) << " " << p.describe() << ": " << run.verification.detail;
+      EXPECT_EQ(run.info.schedule, "amx.bf16.32x32") << p.describe();
+      EXPECT_NE(run.info.nanokernel.find("amx-tile-nanokernel"), std::string::npos) << run.info.nanokernel;
+      EXPECT_NE(run.info.nanokernel.find("epilogue " + p.mlp.epilogueText() + " fused into"), std::string::npos)
+          << run.info.nanokernel;
+      EXPECT_NE(run.info.nanokernel.find("rows after their tile stores"), std::string::npos) << run.info.nanokernel;
+    }
+  const Problem p = mlps.front();
+  auto two_threads = makeMlirBackend(hostConfig(tile_levels.front(), 2));
+  const RunOutcome run = runMlpAgainstReference(*two_threads, p, FillMode::ExactInteger);
+  EXPECT_EQ(run.verification.status, VerifyStatus::Passed) << run.verification.detail;
+  EXPECT_NE(run.info.implementation.find("the tile kernels run on one thread, not 2"), std::string::npos)
+      << run.info.implementation;
+}
+
 TEST(MlirMlp, SeparateEpilogueComputesTheSameAndSaysSo) {
   const Isa isa = bestVectorIsa();
   const Problem p = makeMlpProblem(DType::F32, 24, {64, 32, 48}, true, Activation::Relu);

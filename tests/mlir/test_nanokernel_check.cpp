@@ -166,5 +166,24 @@ TEST(NanokernelCheck, EmulatedTileKernelsCallTheEmulatorAndNoAmxInstruction) {
   EXPECT_FALSE(checkEmulatedAmxTiles(4, payload, leaked).composed);
 }
 
+// The tile route's epilogue: one bias add and one maximum per region's row
+// loop, as many as the layer asks for; a missing or doubled one is not fused.
+TEST(NanokernelCheck, TileEpilogueHasOneRowPassPerRegion) {
+  MlpLayers bias_relu;
+  bias_relu.bias = true;
+  bias_relu.activation = Activation::Relu;
+  const OpCounts two_regions = {{"arith.addf", 2}, {"arith.maximumf", 2}};
+  const NanokernelEvidence fused = checkAmxEpilogue(bias_relu, 2, two_regions);
+  EXPECT_TRUE(fused.composed);
+  EXPECT_EQ(fused.summary,
+            "epilogue bias+relu fused into 2 tile regions' f32 rows after their tile stores: 2 bias adds, 2 maxima "
+            "(expected 2, 2)");
+  EXPECT_FALSE(checkAmxEpilogue(bias_relu, 3, two_regions).composed);
+  MlpLayers relu_only = bias_relu;
+  relu_only.bias = false;
+  EXPECT_FALSE(checkAmxEpilogue(relu_only, 2, two_regions).composed);
+  EXPECT_TRUE(checkAmxEpilogue(relu_only, 2, {{"arith.maximumf", 2}}).composed);
+}
+
 }  // namespace
 }  // namespace nkbench::mlir_backend

@@ -93,8 +93,9 @@ TEST(RouteChoice, Bf16TakesTheFmasWhereTheDotProductIsSlower) {
 }
 
 // An mlp takes its first layer's route, on blocks that take a fused epilogue
-// and bf16 activations: no tiles, no A widened once when packed.
-TEST(RouteChoice, AnMlpTakesAVectorRouteWithAFusedEpilogue) {
+// and bf16 activations: tiles on one thread (they are configured on the
+// calling thread), else the vector route; no A widened once when packed.
+TEST(RouteChoice, AnMlpTakesTilesOnOneThreadElseAVectorRouteWithAFusedEpilogue) {
   Problem mlp;
   mlp.kind = OpKind::Mlp;
   mlp.dtype = mlp.c_dtype = DType::BF16;
@@ -104,11 +105,16 @@ TEST(RouteChoice, AnMlpTakesAVectorRouteWithAFusedEpilogue) {
   mlp.mlp.activation = Activation::Relu;
   mlp.k = mlp.n = 1024;
   ASSERT_EQ(chooseRoute(Isa::Amx, mlp.mlpLayer(0)).schedule.nanokernel, NanokernelKind::AmxTile);
-  const RouteChoice amx = chooseRoute(Isa::Amx, mlp, withPeaks(108, 224));
+  EXPECT_EQ(chooseRoute(Isa::Amx, mlp, withPeaks(108, 224)).schedule.nanokernel, NanokernelKind::AmxTile);
+  RouteRequest two_threads = withPeaks(108, 224);
+  two_threads.threads = 2;
+  const RouteChoice amx = chooseRoute(Isa::Amx, mlp, two_threads);
   EXPECT_EQ(amx.schedule.name, "avx512bf16.bf16.8x32");
-  EXPECT_NE(amx.reason.find("the tile route has no fused epilogue yet"), std::string::npos) << amx.reason;
+  EXPECT_NE(amx.reason.find("the tile kernels run on one thread, not 2"), std::string::npos) << amx.reason;
   // Where the dot product is slow, the FMAs widen bf16 in registers instead of A once.
-  const RouteChoice slow = chooseRoute(Isa::Amx, mlp, withPeaks(247, 123));
+  RouteRequest slow_dot = withPeaks(247, 123);
+  slow_dot.threads = 2;
+  const RouteChoice slow = chooseRoute(Isa::Amx, mlp, slow_dot);
   EXPECT_EQ(slow.schedule.name, "avx512.bf16-widen.8x32");
   EXPECT_NE(slow.reason.find("activations stay bf16 between layers"), std::string::npos) << slow.reason;
   EXPECT_EQ(chooseRoute(Isa::Avx2, mlp).schedule.name, "avx2.bf16-widen.6x16");

@@ -103,10 +103,32 @@ class TileOps {
   bool emulated_;
 };
 
+// An mlp layer's epilogue on one f32 row vector of a block, `value`, at
+// columns [%ID_n, + cols): the bias of those columns added, then the
+// activation. Returns the ops and the name of the result (`value` without an epilogue).
+std::pair<std::string, std::string> epilogueOnRow(const Problem& p, const std::string& value, const std::string& prefix,
+                                                  std::int64_t cols, const std::string& id, const std::string& indent) {
+  const std::string row_f32 = fmt::format("vector<{}xf32>", cols);
+  std::string s, result = value;
+  if (p.mlp.bias) {
+    s += fmt::format("{0}{1}_bias = vector.load %bias[%{2}_n] : memref<{3}xf32>, {4}\n"
+                     "{0}{1}_biased = arith.addf {5}, {1}_bias : {4}\n",
+                     indent, prefix, id, p.n, row_f32, result);
+    result = prefix + "_biased";
+  }
+  if (p.mlp.activation == Activation::Relu) {
+    s += fmt::format("{0}{1}_zeros = arith.constant dense<0.000000e+00> : {2}\n"
+                     "{0}{1}_relu = arith.maximumf {3}, {1}_zeros : {2}\n",
+                     indent, prefix, row_f32, result);
+    result = prefix + "_relu";
+  }
+  return {s, result};
+}
+
 // A bf16 C block and its f32 sum, one row vector at a time: widened into the
 // sum (beta 1, before the reduction) or rounded out of it into C (after it).
-std::string copyRowsOfBlock(const std::string& id, const char* name, const std::string& c_type, const TileRegion& r,
-                            bool widen) {
+std::string copyRowsOfBlock(const Problem& p, const std::string& id, const char* name, const std::string& c_type,
+                            const TileRegion& r, bool widen) {
   const std::string row_f32 = fmt::format("vector<{}xf32>", r.blockCols());
   const std::string row_bf16 = fmt::format("vector<{}xbf16>", r.blockCols());
   const std::string c_row = fmt::format("%c[%{0}_{1}_row, %{0}_n]", id, name);
@@ -121,12 +143,18 @@ std::string copyRowsOfBlock(const std::string& id, const char* name, const std::
         "          %{0}_{1}_f32 = arith.extf %{0}_{1}_c : {4} to {5}\n"
         "          vector.store %{0}_{1}_f32, {6} : {7}, {5}\n",
         id, name, c_row, c_type, row_bf16, row_f32, sum_row, sumType(r));
-  else
+  else {
+    // An mlp's epilogue goes on the f32 sum, before it is rounded into C.
+    const auto [epilogue, result] =
+        epilogueOnRow(p, fmt::format("%{}_{}_f32", id, name), fmt::format("%{}_{}", id, name), r.blockCols(), id,
+                      "          ");
+    s += fmt::format("          %{0}_{1}_f32 = vector.load {2} : {3}, {4}\n", id, name, sum_row, sumType(r), row_f32);
+    s += epilogue;
     s += fmt::format(
-        "          %{0}_{1}_f32 = vector.load {6} : {7}, {5}\n"
-        "          %{0}_{1}_c = arith.truncf %{0}_{1}_f32 : {5} to {4}\n"
-        "          vector.store %{0}_{1}_c, {2} : {3}, {4}\n",
-        id, name, c_row, c_type, row_bf16, row_f32, sum_row, sumType(r));
+        "          %{0}_{1}_c = arith.truncf {2} : {3} to {4}\n"
+        "          vector.store %{0}_{1}_c, {5} : {6}, {4}\n",
+        id, name, result, row_f32, row_bf16, c_row, c_type);
+  }
   return s + "        }\n";
 }
 
@@ -152,7 +180,9 @@ std::string prefetch(const std::string& address, std::int64_t byte_offset, const
 // The loops of one region. Per C block the C tiles are initialised once in
 // their registers, stay there through the batch and K loops, and are stored
 // once after them. A bf16 C goes through an f32 copy of the block (`sum`):
-// widened into it under beta 1, rounded out of it at the end.
+// widened into it under beta 1, rounded out of it at the end, an mlp layer's
+// epilogue (bias, ReLU) applied to each f32 row on its way out, while the
+// block is in L1: no pass over C after the kernel.
 std::string regionLoops(const Problem& p, const TileRegion& r, int index, const TileRegisters& regs,
                         const TileOps& ops, bool prefetch_next_entry) {
   const std::string id = fmt::format("r{}", index);
@@ -185,7 +215,7 @@ std::string regionLoops(const Problem& p, const TileRegion& r, int index, const 
     s += fmt::format("        %{0}_m{1} = arith.addi %{0}_m, %{0}_ti{1}_off : index\n", id, i);
   for (std::int64_t j = 0; j < r.tile_cols; ++j)
     s += fmt::format("        %{0}_n{1} = arith.addi %{0}_n, %{0}_tj{1}_off : index\n", id, j);
-  if (bf16_c && p.accumulate) s += copyRowsOfBlock(id, "in", memrefs.c, r, /*widen=*/true);
+  if (bf16_c && p.accumulate) s += copyRowsOfBlock(p, id, "in", memrefs.c, r, /*widen=*/true);
   // C tile (i, j): in C at (m_i, n_j), or at its place in the block's sum.
   auto cTile = [&](std::int64_t i, std::int64_t j) { return fmt::format("%{}_c{}{}", id, i, j); };
   for (std::int64_t i = 0; i < r.tile_rows; ++i)
@@ -230,7 +260,7 @@ std::string regionLoops(const Problem& p, const TileRegion& r, int index, const 
   s += "          }\n        }\n";
   for (std::int64_t i = 0; i < r.tile_rows; ++i)
     for (std::int64_t j = 0; j < r.tile_cols; ++j) s += ops.store(regs.c(i, j), cTile(i, j), c_stride, in_block);
-  if (bf16_c) s += copyRowsOfBlock(id, "out", memrefs.c, r, /*widen=*/false);
+  if (bf16_c) s += copyRowsOfBlock(p, id, "out", memrefs.c, r, /*widen=*/false);
   s += "      }\n    }\n";
   return s;
 }
@@ -260,6 +290,10 @@ std::vector<TileRegion> planTileRegions(const Problem& p, std::int64_t block_m, 
 
 std::optional<std::string> amxTileUnsupported(const Problem& p) {
   if (p.dtype != DType::BF16) return fmt::format("amx: the tile kernels are bf16 only, not {}", toString(p.dtype));
+  // An mlp layer's epilogue goes on the f32 sum a bf16 C is rounded from
+  // (its activations are bf16): an f32 C has no such pass.
+  if (p.hasEpilogue() && p.c_dtype != DType::BF16)
+    return fmt::format("amx: the tile kernels fuse an epilogue into a bf16 C only, not {}", toString(p.c_dtype));
   if (p.k % kAmxTileK != 0)
     return fmt::format("amx: the tile kernel's K must be a multiple of {} (operands are padded to it), not {}",
                        kAmxTileK, p.k);
@@ -279,7 +313,8 @@ std::string buildAmxPayload(const Problem& p, const std::vector<TileRegion>& reg
     s += fmt::format("  func.func private @{}(!llvm.ptr)\n", kAmxUseTileConfig);
     for (std::size_t g = 1; g < groups.size(); ++g) s += paletteGlobal(g, groups[g].palette);
   }
-  s += fmt::format("  func.func @nk_brgemm(%a: {}, %b: {}, %c: {}) {{\n", memrefs.a, memrefs.b, memrefs.c);
+  const std::string bias = p.mlp.bias ? fmt::format(", %bias: memref<{}xf32>", p.n) : "";
+  s += fmt::format("  func.func @nk_brgemm(%a: {}, %b: {}, %c: {}{}) {{\n", memrefs.a, memrefs.b, memrefs.c, bias);
   s += fmt::format(
       "    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n"
       "    %c32 = arith.constant 32 : index\n"

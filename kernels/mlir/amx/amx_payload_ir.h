@@ -79,9 +79,11 @@ bool amxPrefetchesNextBatchEntry(const Problem& brgemm, std::int64_t l1_bytes);
 
 // @nk_brgemm over A [batch][M][K] (bf16 pairs), B in VNNI pairs [batch][K/2][N][2]
 // and C [M][N] (f32, or bf16: then each C block is summed in f32 tiles and
-// rounded as it is stored). The regions of one tile shape share a configuration
-// (groupTileRegions): the caller loads the first group's, and @nk_brgemm
-// switches to each later group's through kAmxUseTileConfig.
+// rounded as it is stored, an mlp layer's epilogue applied to each f32 row on
+// its way, with the layer's bias [N] (f32) as a fourth argument). The regions
+// of one tile shape share a configuration (groupTileRegions): the caller loads
+// the first group's, and @nk_brgemm switches to each later group's through
+// kAmxUseTileConfig.
 std::string buildAmxPayload(const Problem& brgemm, const std::vector<TileRegion>& regions,
                             const AmxPayloadOptions& options = {});
 
