@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <iostream>
 #include <memory>
@@ -75,6 +76,7 @@ int show(const ShowArguments& args) {
   mlir_backend::RouteRequest request;
   request.named_schedule = args.schedule;
   request.caches = caches;
+  request.threads = std::max(c.threads, 1);  // a case's own threads decide an mlp's route, as in `run`
   if (for_host) {
     const TuningSelection tuning = selectTuning(args.tuning, isa, thisTuningHost(detectCpuFeatures(), caches));
     if (!tuning.warning.empty()) std::cerr << tuning.warning << "\n";
