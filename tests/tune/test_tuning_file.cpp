@@ -49,22 +49,31 @@ Tuning sample() {
 }
 
 // Environment variables the selection reads, set for one test and restored.
+// XDG_CACHE_HOME is a fresh, empty directory per test, removed after it: a
+// directory named by the process id alone could be a recycled id's, holding
+// the tuning file an earlier test process wrote there.
 class TuningEnvironment : public ::testing::Test {
  protected:
   void SetUp() override {
     for (const char* name : {"NKBENCH_TUNING", "XDG_CACHE_HOME"})
       if (const char* value = std::getenv(name)) saved_.emplace_back(name, value);
+    std::string xdg = (fs::temp_directory_path() / "nkbench-tuning-xdg-XXXXXX").string();
+    ASSERT_NE(mkdtemp(xdg.data()), nullptr);
+    xdg_ = xdg;
     unsetenv("NKBENCH_TUNING");
-    setenv("XDG_CACHE_HOME", tempFile("xdg").c_str(), 1);
+    setenv("XDG_CACHE_HOME", xdg_.c_str(), 1);
   }
   void TearDown() override {
     unsetenv("NKBENCH_TUNING");
     unsetenv("XDG_CACHE_HOME");
     for (const auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
+    if (!xdg_.empty()) fs::remove_all(xdg_);
   }
+  const fs::path& xdg() const { return xdg_; }
 
  private:
   std::vector<std::pair<std::string, std::string>> saved_;
+  fs::path xdg_;
 };
 
 TEST(TuningFile, WhatIsWrittenReadsBack) {
@@ -149,7 +158,7 @@ TEST_F(TuningEnvironment, NoneAndAnAbsentDefaultMeanTheAnalyticSchedules) {
 
 TEST_F(TuningEnvironment, TheDefaultFileIsFoundAndGivesTheRunsLevel) {
   writeTuningFile(defaultTuningPath(), sample());
-  EXPECT_EQ(defaultTuningPath(), tempFile("xdg") / "nkbench" / "tuning.json");
+  EXPECT_EQ(defaultTuningPath(), xdg() / "nkbench" / "tuning.json");
   const TuningSelection found = selectTuning("auto", Isa::Avx512, host());
   EXPECT_EQ(found.file, defaultTuningPath().string());
   ASSERT_EQ(found.by_class.size(), 1u);
