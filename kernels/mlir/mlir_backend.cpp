@@ -201,7 +201,8 @@ class MlpKernel final : public Kernel {
         threads_(threads), separate_epilogue_(std::move(separate_epilogue)) {}
   void pack() override { mlp_.pack(operands_.aAs<Input>(), operands_.bAs<Input>(), operands_.bias); }
   void compute() override {
-    // Tile kernels run on one thread (chooseRoute): its configuration is loaded per call.
+    // Tile kernels run on one thread (chooseRoute); a kernel whose regions switch
+    // tile shapes leaves the last one loaded, so the first is loaded per call.
     auto call = [&](std::int64_t layer, const Input* a, const Input* w, Input* y, const float* bias) {
       const CompiledKernel& kernel = *layers_[std::size_t(layer)];
       loadTiles(kernel);
