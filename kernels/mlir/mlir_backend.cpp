@@ -53,21 +53,10 @@ void loadTiles(const CompiledKernel& kernel) {
   if (const auto& tiles = kernel.tileCalls()) mlir_backend::useTileConfig(tiles->machine, tiles->entry_palette);
 }
 
-// Emulated tiles are checked for faults after the calls: a fault is an error of the row.
-void throwEmulatedTileFaults(const CompiledKernel& kernel) {
-  const auto& tiles = kernel.tileCalls();
-  if (tiles && tiles->machine == mlir_backend::TileMachine::Emulated)
-    if (std::optional<std::string> fault = mlir_backend::takeEmulatedTileFault())
-      throw Error("mlir: emulated tiles faulted: " + *fault);
-}
-
-void releaseTilesOf(const CompiledKernel& kernel) {
-  if (const auto& tiles = kernel.tileCalls()) mlir_backend::releaseTiles(tiles->machine);
-}
-
 // The calls of one compiled kernel. Before a tile kernel's calls its first tile
-// shape's configuration is loaded on this thread; the tiles are released when
-// the run of calls ends (finish).
+// shape's configuration is loaded on this thread, unless it is loaded already;
+// the tiles are released when the run of calls ends (finish). Emulated tiles
+// are checked for faults after every call: a fault is an error of the row.
 class KernelCalls {
  public:
   explicit KernelCalls(std::shared_ptr<CompiledKernel> compiled) : compiled_(std::move(compiled)) {}
@@ -75,9 +64,14 @@ class KernelCalls {
   void run(Body&& body) const {
     loadTiles(*compiled_);
     body(compiled_->function());
-    throwEmulatedTileFaults(*compiled_);
+    const std::optional<mlir_backend::TileCalls>& tiles = compiled_->tileCalls();
+    if (tiles && tiles->machine == mlir_backend::TileMachine::Emulated)
+      if (std::optional<std::string> fault = mlir_backend::takeEmulatedTileFault())
+        throw Error("mlir: emulated tiles faulted: " + *fault);
   }
-  void finish() const { releaseTilesOf(*compiled_); }
+  void finish() const {
+    if (const auto& tiles = compiled_->tileCalls()) mlir_backend::releaseTiles(tiles->machine);
+  }
 
  private:
   std::shared_ptr<CompiledKernel> compiled_;
@@ -197,10 +191,20 @@ class MlpKernel final : public Kernel {
  public:
   MlpKernel(std::vector<std::shared_ptr<CompiledKernel>> layers, Mlp mlp, Operands operands, KernelInfo info,
             int threads, std::optional<MlpLayers> separate_epilogue)
-      : layers_(std::move(layers)), mlp_(std::move(mlp)), operands_(operands), info_(std::move(info)),
-        threads_(threads), separate_epilogue_(std::move(separate_epilogue)) {}
+      : layers_(std::move(layers)), calls_(layers_.front()), mlp_(std::move(mlp)), operands_(operands),
+        info_(std::move(info)), threads_(threads), separate_epilogue_(std::move(separate_epilogue)) {}
   void pack() override { mlp_.pack(operands_.aAs<Input>(), operands_.bAs<Input>(), operands_.bias); }
   void compute() override {
+    calls_.run([&](mlir_backend::KernelFunction) { computeLayers(); });
+  }
+  void unpack() override { mlp_.unpack(operands_.cAs<Input>()); }
+  void finishCalls() override { calls_.finish(); }
+  const KernelInfo& info() const override { return info_; }
+
+ private:
+  using Input = typename Mlp::Input;
+
+  void computeLayers() {
     // Tile kernels run on one thread (chooseRoute); a kernel whose regions switch
     // tile shapes leaves the last one loaded, so the first is loaded per call.
     auto call = [&](std::int64_t layer, const Input* a, const Input* w, Input* y, const float* bias) {
@@ -211,11 +215,7 @@ class MlpKernel final : public Kernel {
       else
         kernel.function()(a, w, y);
     };
-    if (!separate_epilogue_) {
-      mlp_.compute(call, threads_);
-      for (const auto& layer : layers_) throwEmulatedTileFaults(*layer);
-      return;
-    }
+    if (!separate_epilogue_) return mlp_.compute(call, threads_);
     const MlpBlocking& blocking = mlp_.blocking();
     auto add_bias = [&](Input* y, const float* bias) {
       if (bias) applyBlockEpilogue(y, blocking.bm, blocking.bc, bias, Activation::None);
@@ -226,15 +226,9 @@ class MlpKernel final : public Kernel {
     };
     mlp_.compute(call, threads_, add_bias, activate);
   }
-  void unpack() override { mlp_.unpack(operands_.cAs<Input>()); }
-  void finishCalls() override {
-    for (const auto& layer : layers_) releaseTilesOf(*layer);
-  }
-  const KernelInfo& info() const override { return info_; }
 
- private:
-  using Input = typename Mlp::Input;
   std::vector<std::shared_ptr<CompiledKernel>> layers_;
+  KernelCalls calls_;  // the first layer's: every layer runs one route, on one tile machine
   Mlp mlp_;
   Operands operands_;
   KernelInfo info_;

@@ -149,7 +149,8 @@ Schedule parseScheduleSpec(const std::string& spec) {
       settings.prefetch_distance = *distance;
       schedule.prefetch_distance = *distance;
     } else if (key == "epilogue" && value == "separate") {
-      if (schedule.nanokernel == NanokernelKind::AmxTile) throw bad("epilogue=: separate passes take f32 mlps, and the tile route is bf16 only");
+      if (schedule.nanokernel == NanokernelKind::AmxTile)
+        throw bad("epilogue=: separate passes take f32 mlps, and the tile route is bf16 only");
       settings.separate_epilogue = true;
       schedule.fused_epilogue = false;
     } else {
