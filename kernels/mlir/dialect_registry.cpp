@@ -1,5 +1,7 @@
 #include "kernels/mlir/dialect_registry.h"
 
+#include "kernels/mlir/vector/transfer_subsets.h"
+
 #include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
@@ -36,7 +38,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/TransformOps/VectorTransformOps.h"
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/Dialect/X86Vector/TransformOps/X86VectorTransformOps.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -65,9 +66,9 @@ void registerKernelDialects(mlir::DialectRegistry& registry) {
   mlir::scf::registerValueBoundsOpInterfaceExternalModels(registry);
   mlir::tensor::registerValueBoundsOpInterfaceExternalModels(registry);
   mlir::vector::registerValueBoundsOpInterfaceExternalModels(registry);
-  // Subset hoisting out of the K loop.
+  // Subset hoisting out of the K loop; vector transfers by intervals (transfer_subsets.h).
   mlir::tensor::registerSubsetOpInterfaceExternalModels(registry);
-  mlir::vector::registerSubsetOpInterfaceExternalModels(registry);
+  registerTransferSubsetModels(registry);
 
   // One-shot bufferization, and the stack promotion after it.
   mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
