@@ -76,7 +76,6 @@ int show(const ShowArguments& args) {
   mlir_backend::RouteRequest request;
   request.named_schedule = args.schedule;
   request.caches = caches;
-  request.threads = std::max(c.threads, 1);  // a case's own threads decide an mlp's route, as in `run`
   if (for_host) {
     const TuningSelection tuning = selectTuning(args.tuning, isa, thisTuningHost(detectCpuFeatures(), caches));
     if (!tuning.warning.empty()) std::cerr << tuning.warning << "\n";

@@ -54,9 +54,11 @@ void loadTiles(const CompiledKernel& kernel) {
 }
 
 // The calls of one compiled kernel. Before a tile kernel's calls its first tile
-// shape's configuration is loaded on this thread, unless it is loaded already;
-// the tiles are released when the run of calls ends (finish). Emulated tiles
-// are checked for faults after every call: a fault is an error of the row.
+// shape's configuration is loaded on this thread, unless it is loaded already
+// (callers that share calls out among OpenMP threads load it on each, before
+// each call: loadTiles); the tiles are released when the run of calls ends
+// (finish), on every thread of the run. Emulated tiles are checked for faults
+// after every call, on any thread: a fault is an error of the row.
 class KernelCalls {
  public:
   explicit KernelCalls(std::shared_ptr<CompiledKernel> compiled) : compiled_(std::move(compiled)) {}
@@ -69,9 +71,16 @@ class KernelCalls {
       if (std::optional<std::string> fault = mlir_backend::takeEmulatedTileFault())
         throw Error("mlir: emulated tiles faulted: " + *fault);
   }
-  void finish() const {
-    if (const auto& tiles = compiled_->tileCalls()) mlir_backend::releaseTiles(tiles->machine);
+  void finish(int threads = 1) const {
+    const std::optional<mlir_backend::TileCalls>& tiles = compiled_->tileCalls();
+    if (!tiles) return;
+    if (threads > 1) {
+#pragma omp parallel num_threads(threads)
+      mlir_backend::releaseTiles(tiles->machine);
+    }
+    mlir_backend::releaseTiles(tiles->machine);
   }
+  const CompiledKernel& compiled() const { return *compiled_; }
 
  private:
   std::shared_ptr<CompiledKernel> compiled_;
@@ -164,12 +173,21 @@ class GemmKernel final : public Kernel {
   void pack() override {
     gemm_.pack(operands_.aAs<typename Gemm::Input>(), operands_.bAs<typename Gemm::Input>());
   }
-  // One configuration for all the block calls (tile kernels run on one thread).
+  // One configuration for all the block calls; on more threads, each loads it
+  // before its blocks (a compare once loaded).
   void compute() override {
-    calls_.run([&](mlir_backend::KernelFunction kernel) { gemm_.compute(kernel, threads_); });
+    calls_.run([&](mlir_backend::KernelFunction kernel) {
+      if (threads_ == 1 || !calls_.compiled().tileCalls()) return gemm_.compute(kernel, threads_);
+      gemm_.compute(
+          [&](const void* a, const void* b, void* c) {
+            loadTiles(calls_.compiled());
+            kernel(a, b, c);
+          },
+          threads_);
+    });
   }
   void unpack() override { gemm_.unpack(operands_.cAs<typename Gemm::Output>()); }
-  void finishCalls() override { calls_.finish(); }
+  void finishCalls() override { calls_.finish(threads_); }
   const KernelInfo& info() const override { return info_; }
 
  private:
@@ -198,15 +216,15 @@ class MlpKernel final : public Kernel {
     calls_.run([&](mlir_backend::KernelFunction) { computeLayers(); });
   }
   void unpack() override { mlp_.unpack(operands_.cAs<Input>()); }
-  void finishCalls() override { calls_.finish(); }
+  void finishCalls() override { calls_.finish(threads_); }
   const KernelInfo& info() const override { return info_; }
 
  private:
   using Input = typename Mlp::Input;
 
   void computeLayers() {
-    // Tile kernels run on one thread (chooseRoute); a kernel whose regions switch
-    // tile shapes leaves the last one loaded, so the first is loaded per call.
+    // Loaded per call, on the thread that makes it: a kernel whose regions
+    // switch tile shapes leaves the last one loaded.
     auto call = [&](std::int64_t layer, const Input* a, const Input* w, Input* y, const float* bias) {
       const CompiledKernel& kernel = *layers_[std::size_t(layer)];
       loadTiles(kernel);
@@ -253,8 +271,6 @@ class MlirBackend final : public Backend {
     if (problem.kind == OpKind::Mlp) return mlpUnsupported(problem);
     if (auto reason = brgemmThreadsUnsupported(name(), problem, config_.threads)) return reason;
     if (auto reason = kernelUnsupported(problem)) return reason;
-    if (config_.threads > 1 && routeFor(problem).schedule.nanokernel == NanokernelKind::AmxTile)
-      return "mlir: the tile kernels load their tile configuration on one thread; run them with --threads 1";
     return std::nullopt;
   }
 
@@ -355,7 +371,6 @@ class MlirBackend final : public Backend {
     request.tuned = tuned_.file.empty() ? nullptr : &tuned_;
     request.caches = caches_;
     request.peaks = {config_.fp32_fma_peak_gflops, config_.bf16_dot_peak_gflops};
-    request.threads = config_.threads;
     return mlir_backend::chooseRoute(config_.isa, problem, request);
   }
 

@@ -38,14 +38,9 @@ RouteChoice bf16VectorRoute(const Problem& problem, const HostPeaks& peaks, std:
 
 // An mlp's layers run the route of its first layer's GEMM, on blocks that can
 // take the epilogue and read the bf16 activations the layer before wrote. The
-// tile kernels load their configuration on the calling thread, so with more
-// threads the tile route gives way to the vector route; the f32-A route would
-// widen every layer's activations again, and gives way to the widening route.
-RouteChoice mlpRoute(RouteChoice route, const Problem& mlp, const RouteRequest& request) {
-  if (route.schedule.nanokernel == NanokernelKind::AmxTile && request.threads > 1)
-    route = bf16VectorRoute(
-        mlp, request.peaks,
-        fmt::format("mlp: the tile kernels run on one thread, not {}", request.threads));
+// f32-A route would widen every layer's activations again, and gives way to the
+// widening route.
+RouteChoice mlpRoute(RouteChoice route) {
   if (route.schedule.nanokernel == NanokernelKind::Bf16F32AFma) {
     std::string name = route.schedule.name;
     name.replace(name.find("bf16-f32a"), std::string_view("bf16-f32a").size(), "bf16-widen");
@@ -60,7 +55,7 @@ RouteChoice mlpRoute(RouteChoice route, const Problem& mlp, const RouteRequest& 
 
 RouteChoice chooseRoute(Isa isa, const Problem& problem, const RouteRequest& request) {
   if (problem.kind == OpKind::Mlp)
-    return mlpRoute(chooseRoute(isa, problem.mlpLayer(0), request), problem, request);
+    return mlpRoute(chooseRoute(isa, problem.mlpLayer(0), request));
   if (!request.named_schedule.empty())
     return {selectSchedule(isa, problem.dtype, request.named_schedule), "", "--schedule"};
   if (request.tuned) {

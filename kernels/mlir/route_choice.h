@@ -51,7 +51,6 @@ struct RouteRequest {
   const TunedSchedules* tuned = nullptr;  // nullptr: no tuning file
   CacheSizes caches;                      // the host's: they decide the shape class
   HostPeaks peaks;                        // decide the bf16 vector route (bf16DotSlowerThanFma)
-  int threads = 1;                        // per kernel call: an mlp's tile kernels run on one
 };
 
 struct RouteChoice {
@@ -66,8 +65,8 @@ struct RouteChoice {
 // tileUtilisation is below kMinTileUtilisation takes the best vector schedule,
 // and that the bf16 dot product gives way to the f32 FMAs on A widened when
 // packed where bf16DotSlowerThanFma. An mlp takes its first layer's route,
-// with its epilogue fused into the blocks: on the tile route at one thread,
-// else on a vector route (the reason says why).
+// with its epilogue fused into the blocks (bf16 widened in registers, not A
+// widened once when packed).
 // Throws nkbench::Error as selectSchedule does.
 RouteChoice chooseRoute(Isa isa, const Problem& problem, const RouteRequest& request);
 RouteChoice chooseRoute(Isa isa, const Problem& problem, const std::string& named_schedule = "");

@@ -1,6 +1,7 @@
 // mlp cases on the mlir backend: every layer's output against the reference,
 // with the bias and ReLU fused into the block kernels' stores (and shown to
 // be), or in separate passes over each layer's output for comparison.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -81,8 +82,8 @@ INSTANTIATE_TEST_SUITE_P(
                       MlpShape{DType::BF16, 21, {30, 50, 18}, true, Activation::Relu, 2}));
 
 // On the tile route the epilogue goes on each block's f32 rows as they are
-// rounded into the bf16 C, right after the tile stores; with more threads the
-// mlp takes the vector route (its tile kernels are configured on one thread).
+// rounded into the bf16 C, right after the tile stores; on one thread and on
+// two, each of which configures its own tiles.
 TEST(MlirMlp, TileKernelsFuseTheEpilogueIntoEachBlocksRounding) {
   std::vector<Isa> tile_levels;
   for (Isa isa : {Isa::AmxEmulated, Isa::Amx})
@@ -95,24 +96,19 @@ TEST(MlirMlp, TileKernelsFuseTheEpilogueIntoEachBlocksRounding) {
       makeMlpProblem(DType::BF16, 32, {64, 64}, false, Activation::Relu),
       makeMlpProblem(DType::BF16, 32, {64, 32}, true, Activation::None)};
   for (Isa isa : tile_levels)
-    for (const Problem& p : mlps) {
-      auto backend = makeMlirBackend(hostConfig(isa));
-      ASSERT_EQ(backend->unsupportedReason(p), std::nullopt);
-      const RunOutcome run = runMlpAgainstReference(*backend, p, FillMode::ExactInteger);
-      EXPECT_EQ(run.verification.status, VerifyStatus::Passed)
-          << "--isa " << toString(isa) << " " << p.describe() << ": " << run.verification.detail;
-      EXPECT_EQ(run.info.schedule, "amx.bf16.32x32") << p.describe();
-      EXPECT_NE(run.info.nanokernel.find("amx-tile-nanokernel"), std::string::npos) << run.info.nanokernel;
-      EXPECT_NE(run.info.nanokernel.find("epilogue " + p.mlp.epilogueText() + " fused into"), std::string::npos)
-          << run.info.nanokernel;
-      EXPECT_NE(run.info.nanokernel.find("rows after their tile stores"), std::string::npos) << run.info.nanokernel;
-    }
-  const Problem p = mlps.front();
-  auto two_threads = makeMlirBackend(hostConfig(tile_levels.front(), 2));
-  const RunOutcome run = runMlpAgainstReference(*two_threads, p, FillMode::ExactInteger);
-  EXPECT_EQ(run.verification.status, VerifyStatus::Passed) << run.verification.detail;
-  EXPECT_NE(run.info.implementation.find("the tile kernels run on one thread, not 2"), std::string::npos)
-      << run.info.implementation;
+    for (int threads : {1, 2})
+      for (const Problem& p : mlps) {
+        SCOPED_TRACE(fmt::format("--isa {} --threads {} {}", toString(isa), threads, p.describe()));
+        auto backend = makeMlirBackend(hostConfig(isa, threads));
+        ASSERT_EQ(backend->unsupportedReason(p), std::nullopt);
+        const RunOutcome run = runMlpAgainstReference(*backend, p, FillMode::ExactInteger);
+        EXPECT_EQ(run.verification.status, VerifyStatus::Passed) << run.verification.detail;
+        EXPECT_EQ(run.info.schedule, "amx.bf16.32x32");
+        EXPECT_NE(run.info.nanokernel.find("amx-tile-nanokernel"), std::string::npos) << run.info.nanokernel;
+        EXPECT_NE(run.info.nanokernel.find("epilogue " + p.mlp.epilogueText() + " fused into"), std::string::npos)
+            << run.info.nanokernel;
+        EXPECT_NE(run.info.nanokernel.find("rows after their tile stores"), std::string::npos) << run.info.nanokernel;
+      }
 }
 
 TEST(MlirMlp, SeparateEpilogueComputesTheSameAndSaysSo) {

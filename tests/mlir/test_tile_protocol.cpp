@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <future>
 #include <limits>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "harness/run/runner.h"
@@ -109,6 +111,44 @@ TEST_F(TileEmulator, AConfigurationOfAnotherTileShapeFaults) {
   EXPECT_EQ(faultOfCall(*large_kernel, large), "no fault");
 }
 
+// A parallel run's calls fault on the threads that make them; the thread that
+// started the run takes the fault.
+TEST_F(TileEmulator, AFaultOnAnotherThreadIsTakenByAnyThread) {
+  const Problem problem = tileBrgemm(32, 32, 32, 1);
+  const auto kernel = compile(problem);
+  std::thread([&] {
+    std::vector<BFloat16> a(problem.m * problem.k), b(problem.k * problem.n);
+    std::vector<float> c(problem.m * problem.n);
+    kernel->function()(a.data(), b.data(), c.data());
+  }).join();
+  EXPECT_EQ(mlir_backend::takeEmulatedTileFault().value_or("no fault"), "tilezero with no tile configuration loaded");
+  EXPECT_EQ(mlir_backend::takeEmulatedTileFault(), std::nullopt) << "taken once";
+}
+
+// A thread's configuration, once any thread has released its tiles, may have
+// been replaced by other code on that thread (OpenMP gives a run's release no
+// promise of reaching the threads that made its calls): it is loaded again.
+TEST_F(TileEmulator, AReleaseOnAnyThreadMakesEveryThreadLoadAgain) {
+  const mlir_backend::TilePalette palette = paletteOf(tileBrgemm(32, 32, 32, 1));
+  std::promise<void> released;
+  std::promise<std::int64_t> loads_before, loads_after;
+  std::thread worker([&] {
+    mlir_backend::useTileConfig(TileMachine::Emulated, palette);
+    mlir_backend::useTileConfig(TileMachine::Emulated, palette);
+    loads_before.set_value(mlir_backend::tileConfigLoads(TileMachine::Emulated));
+    released.get_future().wait();
+    mlir_backend::useTileConfig(TileMachine::Emulated, palette);
+    loads_after.set_value(mlir_backend::tileConfigLoads(TileMachine::Emulated));
+    mlir_backend::releaseTiles(TileMachine::Emulated);
+  });
+  EXPECT_EQ(loads_before.get_future().get(), 1) << "loaded once, then found loaded";
+  mlir_backend::useTileConfig(TileMachine::Emulated, palette);
+  mlir_backend::releaseTiles(TileMachine::Emulated);
+  released.set_value();
+  EXPECT_EQ(loads_after.get_future().get(), 2);
+  worker.join();
+}
+
 // As the CPU checks: C and A rows, C and B widths, A pairs and B rows agree.
 TEST_F(TileEmulator, ProductsOfTilesWhoseShapesDisagreeFault) {
   mlir_backend::TilePalette palette;
@@ -203,6 +243,26 @@ TEST(TileCalls, KernelsOfDifferentTileShapesInTurnReloadOnlyOnChangeAndStayExact
       EXPECT_EQ(mlir_backend::tileConfigLoads(machine), expected) << turn.kernel->problem.describe();
     }
     mlir_backend::releaseTiles(machine);
+  }
+}
+
+// A GEMM's blocks shared out among two OpenMP threads: each thread loads the
+// configuration before its blocks, the results stay exact, and the run's end
+// releases the tiles (a later call on this thread loads them again).
+TEST(TileCalls, GemmBlocksOnTwoThreadsEachLoadTheirConfigurationAndStayExact) {
+  if (hostTileLevels().empty()) GTEST_SKIP() << "host lacks avx512-bf16";
+  for (Isa isa : hostTileLevels()) {
+    SCOPED_TRACE(toString(isa));
+    const std::unique_ptr<Backend> backend = makeMlirBackend(test::hostConfig(isa, 2));
+    for (const Problem& problem : {test::asBf16(test::gemm(100, 37, 129)), test::asBf16(test::gemm(96, 128, 64)),
+                                   test::asBf16(test::gemm(64, 48, 96), DType::BF16)}) {
+      ASSERT_EQ(backend->unsupportedReason(problem), std::nullopt) << problem.describe();
+      const test::RunOutcome run = test::runAgainstReference(*backend, problem);
+      EXPECT_EQ(run.verification.status, VerifyStatus::Passed) << problem.describe() << ": " << run.verification.detail;
+      EXPECT_EQ(run.verification.max_error, 0.0) << problem.describe();
+      EXPECT_NE(run.info.nanokernel.find("amx-tile-nanokernel"), std::string::npos) << run.info.nanokernel;
+    }
+    EXPECT_EQ(mlir_backend::takeEmulatedTileFault(), std::nullopt);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <mutex>
 
 namespace nkbench::mlir_backend {
 namespace {
@@ -17,7 +18,6 @@ struct EmulatedTiles {
   bool configured = false;
   TilePalette config;
   alignas(64) std::array<std::array<std::array<std::uint8_t, kRowBytes>, kRows>, kAmxTileRegisters> data{};
-  std::optional<std::string> fault;
 };
 
 EmulatedTiles& tiles() {
@@ -25,9 +25,23 @@ EmulatedTiles& tiles() {
   return state;
 }
 
+// The first fault on any thread: the threads of a parallel run fault on their
+// own tiles, and the thread that started the run reports it.
+struct FirstFault {
+  std::mutex mutex;
+  std::optional<std::string> what;
+};
+
+FirstFault& firstFault() {
+  static FirstFault first;
+  return first;
+}
+
 // Records the first fault; returns false so that the instruction does nothing.
 bool fault(const std::string& what) {
-  if (!tiles().fault) tiles().fault = what;
+  FirstFault& first = firstFault();
+  const std::lock_guard<std::mutex> lock(first.mutex);
+  if (!first.what) first.what = what;
   return false;
 }
 
@@ -152,7 +166,11 @@ void emulatedReleaseTiles() {
   tiles().configured = false;
 }
 
-std::optional<std::string> takeEmulatedTileFault() { return std::exchange(tiles().fault, std::nullopt); }
+std::optional<std::string> takeEmulatedTileFault() {
+  FirstFault& first = firstFault();
+  const std::lock_guard<std::mutex> lock(first.mutex);
+  return std::exchange(first.what, std::nullopt);
+}
 
 std::vector<std::pair<std::string, void*>> emulatedTileFunctions() {
   const std::string prefix = kAmxEmulatorPrefix;

@@ -21,7 +21,7 @@ namespace nkbench::mlir_backend {
 void emulatedLoadTileConfig(const TilePalette& palette);
 void emulatedReleaseTiles();
 
-// The first fault of the emulated tiles on this thread since the last call, if
+// The first fault of the emulated tiles on any thread since the last call, if
 // any (later ones are its consequences); the instruction that faulted did nothing.
 std::optional<std::string> takeEmulatedTileFault();
 

@@ -2,6 +2,7 @@
 
 #include <immintrin.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "kernels/mlir/amx/tile_emulator.h"
@@ -12,11 +13,22 @@ namespace {
 struct LoadedConfig {
   bool loaded = false;
   TilePalette palette;
+  std::uint64_t epoch = 0;
   std::int64_t loads = 0;
 };
 
 LoadedConfig& loadedConfig(TileMachine machine) {
   thread_local LoadedConfig real, emulated;
+  return machine == TileMachine::Real ? real : emulated;
+}
+
+// Counts the releases of `machine`'s tiles on any thread. A configuration loaded
+// before the latest release is loaded again: a run of calls on several OpenMP
+// threads releases the tiles of the threads it is given at its end, and OpenMP
+// does not promise that they are the threads that ran the calls, so a thread may
+// still hold a configuration that other code has since replaced.
+std::atomic<std::uint64_t>& releaseEpoch(TileMachine machine) {
+  static std::atomic<std::uint64_t> real{0}, emulated{0};
   return machine == TileMachine::Real ? real : emulated;
 }
 
@@ -42,12 +54,13 @@ void useEmulatedTileConfig(const void* palette) {
 
 void useTileConfig(TileMachine machine, const TilePalette& palette) {
   LoadedConfig& state = loadedConfig(machine);
-  if (state.loaded && state.palette == palette) return;
+  const std::uint64_t epoch = releaseEpoch(machine).load(std::memory_order_acquire);
+  if (state.loaded && state.epoch == epoch && state.palette == palette) return;
   if (machine == TileMachine::Real)
     loadRealTiles(palette);
   else
     emulatedLoadTileConfig(palette);
-  state = {.loaded = true, .palette = palette, .loads = state.loads + 1};
+  state = {.loaded = true, .palette = palette, .epoch = epoch, .loads = state.loads + 1};
 }
 
 void releaseTiles(TileMachine machine) {
@@ -58,6 +71,7 @@ void releaseTiles(TileMachine machine) {
   else
     emulatedReleaseTiles();
   state.loaded = false;
+  releaseEpoch(machine).fetch_add(1, std::memory_order_acq_rel);
 }
 
 std::int64_t tileConfigLoads(TileMachine machine) { return loadedConfig(machine).loads; }

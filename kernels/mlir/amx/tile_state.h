@@ -14,12 +14,13 @@ namespace nkbench::mlir_backend {
 // Which tiles: the CPU's, or the emulator's (tile_emulator.h).
 enum class TileMachine { Real, Emulated };
 
-// Loads `palette` unless this thread's tiles of `machine` hold it now. Real
-// tiles need AMX and the process's XTILEDATA permission (the caller checked).
+// Loads `palette` unless this thread's tiles of `machine` hold it now, loaded
+// since the last release on any thread. Real tiles need AMX and the process's
+// XTILEDATA permission (the caller checked).
 void useTileConfig(TileMachine machine, const TilePalette& palette);
 
 // Ends a run of calls: releases this thread's tiles of `machine` if any
-// configuration is loaded; the next useTileConfig loads again.
+// configuration is loaded; the next useTileConfig on any thread loads again.
 void releaseTiles(TileMachine machine);
 
 // Configurations this thread has loaded into `machine` so far (the tests count them).
