@@ -36,7 +36,14 @@ func.func @block(%t: tensor<64x64xf32>, %u: tensor<64x64xf32>, %i: index, %j: in
   %swapped = vector.transfer_read %t[%j, %i], %pad {name = "swapped"} : tensor<64x64xf32>, vector<1x16xf32>
   %right_by_add = vector.transfer_read %t[%i, %j16add], %pad {name = "right_by_add"} : tensor<64x64xf32>, vector<1x16xf32>
   %fixed = vector.transfer_read %t[%c16, %c32], %pad {name = "fixed"} : tensor<64x64xf32>, vector<1x16xf32>
-  %fixed_right = vector.transfer_read %t[%c16, %c16], %pad {name = "fixed_left"} : tensor<64x64xf32>, vector<1x16xf32>
+  %fixed_left = vector.transfer_read %t[%c16, %c16], %pad {name = "fixed_left"} : tensor<64x64xf32>, vector<1x16xf32>
+  %jm16 = affine.apply affine_map<()[s0] -> (s0 - 16)>()[%j]
+  %j2 = affine.apply affine_map<(d0) -> (d0 * 2)>(%j)
+  %jk = affine.apply affine_map<(d0, d1) -> (d0 + d1)>(%j, %i)
+  %left = vector.transfer_read %t[%i, %jm16], %pad {name = "left"} : tensor<64x64xf32>, vector<1x16xf32>
+  %twice = vector.transfer_read %t[%i, %j2], %pad {name = "twice"} : tensor<64x64xf32>, vector<1x16xf32>
+  %sum = vector.transfer_read %t[%i, %jk], %pad {name = "sum"} : tensor<64x64xf32>, vector<1x16xf32>
+  %other_row_right = vector.transfer_read %t[%jk, %j16], %pad {name = "other_row_right"} : tensor<64x64xf32>, vector<1x16xf32>
   %other_tensor = vector.transfer_read %u[%i, %j], %pad {name = "other_tensor"} : tensor<64x64xf32>, vector<1x16xf32>
   %written = vector.transfer_write %origin, %t[%i, %j16] {name = "write_right"} : vector<1x16xf32>, tensor<64x64xf32>
   return %written : tensor<64x64xf32>
@@ -81,6 +88,9 @@ TEST_F(TransferSubsets, OffsetsOfOneValuePlusAConstantAreComparedAsIntervals) {
   EXPECT_EQ(relation("right", "right_again"), SliceRelation::Equal) << "(j + 8) + 8 is j + 16";
   EXPECT_EQ(relation("fixed", "fixed_left"), SliceRelation::Disjoint);
   EXPECT_EQ(relation("fixed", "fixed"), SliceRelation::Equal);
+  EXPECT_EQ(relation("left", "origin"), SliceRelation::Disjoint) << "columns [j-16, j) and [j, j+16)";
+  EXPECT_EQ(relation("other_row_right", "origin"), SliceRelation::Disjoint)
+      << "rows undecided, columns apart: apart";
 }
 
 TEST_F(TransferSubsets, OffsetsOfDifferentValuesAreLeftUndecided) {
@@ -88,6 +98,8 @@ TEST_F(TransferSubsets, OffsetsOfDifferentValuesAreLeftUndecided) {
   EXPECT_EQ(relation("origin", "right_by_add"), SliceRelation::Unknown) << "arith.addi is not read as an interval";
   EXPECT_EQ(relation("origin", "fixed"), SliceRelation::Unknown);
   EXPECT_EQ(relation("below", "swapped"), SliceRelation::Unknown);
+  EXPECT_EQ(relation("origin", "twice"), SliceRelation::Unknown) << "j * 2 is no value plus a constant";
+  EXPECT_EQ(relation("origin", "sum"), SliceRelation::Unknown) << "j + i is no one value plus a constant";
 }
 
 TEST_F(TransferSubsets, TheInterfaceAnswersAsValueBoundsWouldAndFallsBackToThem) {

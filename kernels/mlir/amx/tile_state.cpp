@@ -64,6 +64,9 @@ void useTileConfig(TileMachine machine, const TilePalette& palette) {
 }
 
 void releaseTiles(TileMachine machine) {
+  // Counted whether or not this thread holds tiles: the release may be on
+  // another thread than the calls of the run it ends.
+  releaseEpoch(machine).fetch_add(1, std::memory_order_acq_rel);
   LoadedConfig& state = loadedConfig(machine);
   if (!state.loaded) return;
   if (machine == TileMachine::Real)
@@ -71,7 +74,6 @@ void releaseTiles(TileMachine machine) {
   else
     emulatedReleaseTiles();
   state.loaded = false;
-  releaseEpoch(machine).fetch_add(1, std::memory_order_acq_rel);
 }
 
 std::int64_t tileConfigLoads(TileMachine machine) { return loadedConfig(machine).loads; }

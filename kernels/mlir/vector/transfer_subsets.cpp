@@ -128,9 +128,11 @@ SliceRelation relateSlices(const mlir::HyperrectangularSlice& a, const mlir::Hyp
       known = false;
       continue;
     }
-    const bool apart =
-        a_offset.constant + *a_size <= b_offset.constant || b_offset.constant + *b_size <= a_offset.constant;
-    if (apart) return SliceRelation::Disjoint;
+    std::int64_t a_end = 0, b_end = 0;
+    if (__builtin_add_overflow(a_offset.constant, *a_size, &a_end) ||
+        __builtin_add_overflow(b_offset.constant, *b_size, &b_end))
+      return SliceRelation::Unknown;
+    if (a_end <= b_offset.constant || b_end <= a_offset.constant) return SliceRelation::Disjoint;
     equal = equal && a_offset.constant == b_offset.constant && *a_size == *b_size;
   }
   if (!known) return SliceRelation::Unknown;
