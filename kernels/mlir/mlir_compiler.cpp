@@ -17,6 +17,7 @@
 #include "kernels/mlir/jit/kernel_jit.h"
 #include "kernels/mlir/vector/batch_prefetch.h"
 #include "kernels/mlir/vector/edge_masks.h"
+#include "kernels/mlir/vector/zero_fills.h"
 #include "kernels/mlir/vector/fused_epilogue.h"
 #include "kernels/mlir/vector/payload_ir.h"
 #include "kernels/mlir/vector/register_block_plan.h"
@@ -72,6 +73,7 @@ void initializeOnce() {
     llvm::InitializeNativeTargetAsmPrinter();
     mlir::registerAllPasses();
     registerEdgeMaskPass();
+    registerZeroFillsPass();
   });
 }
 

@@ -168,6 +168,20 @@ TEST(MlirStructure, PrefetchesAddNoScalarWorkToTheKLoop) {
   EXPECT_EQ(occurrences(loop, "cmp"), 1u) << loop;  // the loop's own exit test
 }
 
+// Under beta 0, C split into row bands (one of them a loop over blocks) and a
+// masked edge panel: every accumulator starts as zeros in registers, and the
+// zero fill is neither stored nor loaded (it was a memset of C, then loads).
+TEST(MlirStructure, TheZeroFillOfASplitCStaysInRegisters) {
+  mlir_backend::MlirCompiler compiler(Isa::Avx2, CacheSizes{});
+  const Problem p = test::makeProblem(23, 37, 8, 2, false, OpKind::Brgemm);
+  const mlir_backend::CompilationStages stages = compiler.generate(
+      p, mlir_backend::selectSchedule(Isa::Avx2, DType::F32, "avx2.f32.4x16"), mlir_backend::Lowering::Nanokernel);
+  ASSERT_NE(stages.scheduled.find("scf.for"), std::string::npos);
+  EXPECT_EQ(occurrences(stages.scheduled, "vector.transfer_write %cst"), 0u) << stages.scheduled;
+  EXPECT_EQ(occurrences(stages.scheduled, "vector.transfer_read %arg2"), 0u) << "no read of C";
+  EXPECT_EQ(stages.assembly.find("memset"), std::string::npos);
+}
+
 TEST(MlirStructure, GenericLoweringIsNotReportedAsNanokernel) {
   auto backend = makeMlirDefaultBackend(configFor(hostIsas().back()));
   const Problem p = test::makeProblem(8, 32, 8, 2, false, OpKind::Brgemm);

@@ -9,7 +9,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -173,31 +172,6 @@ struct EdgeReadOfZeroPaddedSlice final : mlir::OpRewritePattern<mlir::vector::Tr
   }
 };
 
-// A read of a tensor that a splat write covers whole, where the read's padding
-// is the splat's value (the zero fill of C under beta 0): the splat itself, so
-// that masked accumulators start in registers as the whole vectors' do, not by
-// masked loads that wait for the fill's stores to reach the cache.
-struct EdgeReadOfSplatFill final : mlir::OpRewritePattern<mlir::vector::TransferReadOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(mlir::vector::TransferReadOp read, PatternRewriter& rewriter) const override {
-    auto fill = read.getBase().getDefiningOp<mlir::vector::TransferWriteOp>();
-    if (!fill || read.getMask() || fill.getMask() || !fill.getPermutationMap().isMinorIdentity()) return mlir::failure();
-    const auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(fill.getBase().getType());
-    if (!tensor || !tensor.hasStaticShape() || fill.getVectorType().getShape() != tensor.getShape() ||
-        !llvm::all_of(fill.getIndices(), [](mlir::Value index) { return mlir::isConstantIntValue(index, 0); }))
-      return mlir::failure();
-    mlir::DenseElementsAttr splat;
-    mlir::Attribute padding;
-    if (!mlir::matchPattern(fill.getVector(), mlir::m_Constant(&splat)) || !splat.isSplat() ||
-        !mlir::matchPattern(read.getPadding(), mlir::m_Constant(&padding)) ||
-        splat.getSplatValue<mlir::Attribute>() != padding)
-      return mlir::failure();
-    rewriter.replaceOpWithNewOp<mlir::arith::ConstantOp>(
-        read, mlir::DenseElementsAttr::get(read.getVectorType(), splat.getSplatValue<mlir::Attribute>()));
-    return mlir::success();
-  }
-};
-
 // insert_slice(transfer_write(v, extract_slice(T, S)), T, S): the write lands
 // in T itself, where the rest of the slice is T's own data.
 struct EdgeWriteIntoSlice final : mlir::OpRewritePattern<mlir::tensor::InsertSliceOp> {
@@ -227,7 +201,7 @@ class EdgeMaskPass final : public mlir::PassWrapper<EdgeMaskPass, mlir::Operatio
   void runOnOperation() override {
     mlir::RewritePatternSet patterns(&getContext());
     patterns.add<EdgeTransferOutOfBounds, EdgeContractionUnmasked, EdgeReadOfSlice, EdgeReadOfZeroPaddedSlice,
-                 EdgeReadOfSplatFill, EdgeWriteIntoSlice>(&getContext());
+                 EdgeWriteIntoSlice>(&getContext());
     if (mlir::failed(mlir::applyPatternsGreedily(getOperation(), std::move(patterns)))) signalPassFailure();
   }
 };

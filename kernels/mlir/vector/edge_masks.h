@@ -14,8 +14,6 @@
 //    addresses the source (the rest of the slice is the source's own data);
 //  - a read of a slice cut from zero padding (kZeroPaddedSlice: the dot
 //    product's VNNI B) reads the padded source, in bounds;
-//  - a read of C's zero fill is zeros (run again once the accumulators are
-//    hoisted, when their first reads see the fill).
 // The transform script runs it as `transform.apply_registered_pass`, after
 // vectorization and after hoisting.
 #pragma once

@@ -2,6 +2,7 @@
 
 #include "kernels/mlir/vector/edge_masks.h"
 #include "kernels/mlir/vector/payload_ir.h"
+#include "kernels/mlir/vector/zero_fills.h"
 
 #include <fmt/format.h>
 
@@ -81,6 +82,9 @@ struct IterationSpace {
 // The reduction loops are tagged so that they can be found again once a pass
 // has run on the function (which invalidates every handle inside it).
 std::string reductionLoopTag(std::size_t index) { return fmt::format("nkbench.reduction_loop_{}", index); }
+
+// The tag of piece `index` of a split C, to find it again after a pass.
+std::string pieceTag(std::size_t index) { return fmt::format("nkbench.piece_{}", index); }
 
 LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPlan& plan, const Leaf& leaf,
                        std::size_t& loop_tags) {
@@ -239,11 +243,29 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
     }
   }
 
+  // Pieces of a split C under a zero fill: each piece's destination a fill of
+  // its own, so that tiling fuses it (zero_fills.h). The pass invalidates the
+  // pieces' handles: they are tagged and matched again.
+  const bool zero_init = !p.accumulate || plan.split.ways > 1;
+  std::string func = "%func";
+  if (zero_init && leaves.size() > 1) {
+    for (std::size_t i = 0; i < leaves.size(); ++i)
+      w.line(fmt::format("transform.annotate {} \"{}\" : {}", leaves[i].op, pieceTag(i), kAny));
+    func = w.fresh("func");
+    w.line(fmt::format("{} = transform.apply_registered_pass \"{}\" to %func : ({}) -> {}", func, kZeroFillsPass,
+                       kAny, kAny));
+    for (std::size_t i = 0; i < leaves.size(); ++i) {
+      leaves[i].op = w.fresh("piece");
+      w.line(fmt::format("{} = transform.structured.match attributes {{{}}} in {} : ({}) -> {}", leaves[i].op,
+                         pieceTag(i), func, kAny, kAny));
+    }
+  }
+
   std::vector<LeafLoops> leaf_loops;
   std::size_t loop_tags = 0;
   for (const Leaf& leaf : leaves) leaf_loops.push_back(scheduleLeaf(w, p, plan, leaf, loop_tags));
 
-  if (!p.accumulate || plan.split.ways > 1) {
+  if (zero_init) {
     w.line(fmt::format("%fills = transform.structured.match ops{{[\"linalg.fill\"]}} in %root : ({}) -> {}", kAny, kAny));
     w.line(fmt::format("transform.structured.vectorize %fills : {}", kAny));
   }
@@ -252,11 +274,11 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
     w.line(fmt::format("%sums = transform.structured.match ops{{[\"linalg.reduce\"]}} in %root : ({}) -> {}", kAny, kAny));
     w.line(fmt::format("transform.structured.vectorize %sums : {}", kAny));
   }
-  std::string func = "%func";
   if (plan.hasMaskedEdges()) {
-    func = w.fresh("func");
-    w.line(fmt::format("{} = transform.apply_registered_pass \"{}\" to %func : ({}) -> {}", func, kEdgeMaskPass, kAny,
-                       kAny));
+    const std::string masked = w.fresh("func");
+    w.line(fmt::format("{} = transform.apply_registered_pass \"{}\" to {} : ({}) -> {}", masked, kEdgeMaskPass, func,
+                       kAny, kAny));
+    func = masked;
   }
   w.line("transform.apply_patterns to " + func + " {");
   w.line("  transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers");
@@ -273,10 +295,11 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
                          loops.reduction[i], func, kAny, kAny));
       w.line(fmt::format("transform.loop.hoist_loop_invariant_subsets {} : {}", loop, kAny));
     }
-  // Hoisted, the masked accumulators' first reads see C's zero fill: again, so that they start as zeros.
-  if (plan.hasMaskedEdges()) {
+  // Hoisted, the accumulators' first reads see C's zero fill: zeros, and the
+  // fill, overwritten by the blocks, goes (zero_fills.h).
+  if (zero_init) {
     const std::string hoisted = w.fresh("func");
-    w.line(fmt::format("{} = transform.apply_registered_pass \"{}\" to {} : ({}) -> {}", hoisted, kEdgeMaskPass, func,
+    w.line(fmt::format("{} = transform.apply_registered_pass \"{}\" to {} : ({}) -> {}", hoisted, kZeroFillsPass, func,
                        kAny, kAny));
     func = hoisted;
   }
