@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <regex>
 #include <sstream>
 #include <tuple>
 
@@ -178,7 +179,14 @@ TEST(MlirStructure, TheZeroFillOfASplitCStaysInRegisters) {
       p, mlir_backend::selectSchedule(Isa::Avx2, DType::F32, "avx2.f32.4x16"), mlir_backend::Lowering::Nanokernel);
   ASSERT_NE(stages.scheduled.find("scf.for"), std::string::npos);
   EXPECT_EQ(occurrences(stages.scheduled, "vector.transfer_write %cst"), 0u) << stages.scheduled;
-  EXPECT_EQ(occurrences(stages.scheduled, "vector.transfer_read %arg2"), 0u) << "no read of C";
+  // A and B are rank 3 (batch first): a read of a rank-2 f32 tensor is a read of C.
+  std::size_t reads_of_c = 0;
+  std::istringstream lines(stages.scheduled);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("vector.transfer_read") != std::string::npos &&
+        std::regex_search(line, std::regex(R"(: tensor<\d+x\d+xf32>)")))
+      ++reads_of_c;
+  EXPECT_EQ(reads_of_c, 0u) << "the accumulators load C's zeros";
   EXPECT_EQ(stages.assembly.find("memset"), std::string::npos);
 }
 

@@ -15,7 +15,7 @@
 //  - a read of a slice cut from zero padding (kZeroPaddedSlice: the dot
 //    product's VNNI B) reads the padded source, in bounds;
 // The transform script runs it as `transform.apply_registered_pass`, after
-// vectorization and after hoisting.
+// vectorization.
 #pragma once
 
 namespace nkbench::mlir_backend {

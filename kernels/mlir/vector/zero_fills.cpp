@@ -1,5 +1,6 @@
 #include "kernels/mlir/vector/zero_fills.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -69,6 +70,7 @@ class CoverageGrid {
   static constexpr std::int64_t kLimit = 1 << 20;
   explicit CoverageGrid(llvm::ArrayRef<std::int64_t> shape) : shape_(shape) {
     std::int64_t elements = 1;
+    if (shape.empty()) return;  // rank 0: nothing to split, unusable
     for (std::int64_t extent : shape) {
       if (extent <= 0 || elements > kLimit / extent) return;  // dynamic, empty or too large: unusable
       elements *= extent;
@@ -106,6 +108,9 @@ mlir::Value filledWith(mlir::Value tensor, const Box& box) {
   }
 }
 
+// Below: whether no op reads the elements of `tensor` that `covered` leaves out.
+bool unobserved(mlir::Value tensor, CoverageGrid covered, int depth = 0);
+
 // A slice that only filled elements: fill(v, slice), so that a piece whose
 // destination it is finds a fill to fuse. The slice stays the fill's
 // destination: the pieces still write into one another's results in turn, as
@@ -114,6 +119,9 @@ struct RefillSliceOfFill final : mlir::OpRewritePattern<mlir::tensor::ExtractSli
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(mlir::tensor::ExtractSliceOp slice, PatternRewriter& rewriter) const override {
     if (llvm::all_of(slice->getUsers(), [](mlir::Operation* user) { return llvm::isa<mlir::linalg::FillOp>(user); }))
+      return mlir::failure();
+    // A slice no op reads needs no fill (FillNoOpReads would take it away again).
+    if (const CoverageGrid none(slice.getResultType().getShape()); !none.usable() || unobserved(slice.getResult(), none))
       return mlir::failure();
     const std::optional<Box> box = sliceBox(slice);
     const mlir::Value value = box ? filledWith(slice.getSource(), *box) : mlir::Value();
@@ -130,7 +138,7 @@ struct RefillSliceOfFill final : mlir::OpRewritePattern<mlir::tensor::ExtractSli
 // they reach only fills' destinations (which a fill does not read), slices no
 // op reads in turn, and one chain of insert destinations, whose inserts cover
 // elements as they go.
-bool unobserved(mlir::Value tensor, CoverageGrid covered, int depth = 0) {
+bool unobserved(mlir::Value tensor, CoverageGrid covered, int depth) {
   constexpr int kMaxDepth = 8;
   if (depth > kMaxDepth) return false;
   while (!covered.full()) {
@@ -160,6 +168,7 @@ bool unobserved(mlir::Value tensor, CoverageGrid covered, int depth = 0) {
 struct FillNoOpReads final : mlir::OpRewritePattern<mlir::linalg::FillOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(mlir::linalg::FillOp fill, PatternRewriter& rewriter) const override {
+    if (fill->getNumResults() != 1) return mlir::failure();  // a fill of a buffer
     const auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(fill.getResult(0).getType());
     if (!tensor || fill.getResult(0).use_empty()) return mlir::failure();
     const CoverageGrid none(tensor.getShape());

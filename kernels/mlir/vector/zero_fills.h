@@ -5,21 +5,19 @@
 // into row bands and column panels first hides the fill: a piece's destination
 // is then a slice of the fill, or, for every piece after the first, a slice of
 // the tensor the earlier pieces were inserted into. Before tiling, a pass
-// rewrites those destinations:
-//  - a slice of an insert_slice that it does not overlap is a slice of the
-//    insert's destination (static offsets and sizes);
-//  - a slice of a fill is a fill of the slice (upstream's swap pattern),
-// so that each piece's destination is a fill of its own again.
-//
-// After vectorization and hoisting, a read of a splat write over a whole tensor
-// is the splat, where the read's padding is the splat's value: accumulators,
-// masked ones included, start as zeros in registers, not as loads of the fill.
-// And a fill that the written blocks cover whole is dead: a
-// transfer_write of a constant over a whole tensor whose value then passes only
-// through transfer_writes and insert_slices at constant offsets that together
-// cover it is replaced by the tensor under it. Without this the zeros are still
-// stored (a memset of C), and where an edge is written by masked stores nothing
-// downstream can tell that the zeros are overwritten.
+// - puts a fill on every slice whose elements all come from a fill (past
+//   inserts that miss it), so that each piece's destination is a fill again;
+//   the slice stays the fill's destination, as in-place bufferization needs;
+// - removes a fill whose elements no op reads: they reach only fills'
+//   destinations, slices no op reads, and one chain of inserts that covers
+//   them (the split pieces overwrite all of C: no memset of C).
+// After vectorization and hoisting, the same pass
+// - turns a read of a splat written over a whole tensor into the splat, where
+//   the read's padding is the splat's value: accumulators, masked ones too,
+//   start as zeros in registers, not as loads of the fill;
+// - removes such a splat write when its value then passes only through writes
+//   and inserts at constant places that cover the tensor, and through loops
+//   that carry it untouched (a block's zeros, overwritten by its stores).
 #pragma once
 
 namespace nkbench::mlir_backend {
