@@ -83,6 +83,10 @@ struct IterationSpace {
 // has run on the function (which invalidates every handle inside it).
 std::string reductionLoopTag(std::size_t index) { return fmt::format("nkbench.reduction_loop_{}", index); }
 
+// Whether C's blocks start from a zero fill: beta 0, or partial sums of a
+// split reduction (each partial starts at zero).
+bool startsFromZero(const Problem& p, const RegisterBlockPlan& plan) { return !p.accumulate || plan.split.ways > 1; }
+
 // The tag of piece `index` of a split C, to find it again after a pass.
 std::string pieceTag(std::size_t index) { return fmt::format("nkbench.piece_{}", index); }
 
@@ -103,7 +107,7 @@ LeafLoops scheduleLeaf(ScriptWriter& w, const Problem& p, const RegisterBlockPla
   //    that accumulators start in registers (not across chunks: there C carries
   //    the running sums).
   // The widening route also fuses its bf16 -> f32 producers here.
-  const bool zero_init = !p.accumulate || ways > 1;
+  const bool zero_init = startsFromZero(p, plan);
   auto [block, block_loops] = w.tile(op, space.sizes(0, s_block, leaf.rows, leaf.panel.blockColumns(), 0),
                                      (zero_init || widen) && plan.batch_chunk == 0);
   // 2. Batch-reduce and K loops, step 1: each step is one rank-1 update of the block.
@@ -246,7 +250,7 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
   // Pieces of a split C under a zero fill: each piece's destination a fill of
   // its own, so that tiling fuses it (zero_fills.h). The pass invalidates the
   // pieces' handles: they are tagged and matched again.
-  const bool zero_init = !p.accumulate || plan.split.ways > 1;
+  const bool zero_init = startsFromZero(p, plan);
   std::string func = "%func";
   if (zero_init && leaves.size() > 1) {
     for (std::size_t i = 0; i < leaves.size(); ++i)

@@ -76,23 +76,27 @@ class CoverageGrid {
       elements *= extent;
     }
     covered_.assign(std::size_t(elements), false);
+    uncovered_ = elements;
   }
   bool usable() const { return !covered_.empty(); }
   void mark(const Box& box) { markFrom(box, 0, 0); }
-  bool full() const { return llvm::all_of(covered_, [](bool c) { return c; }); }
+  bool full() const { return uncovered_ == 0; }
 
  private:
   void markFrom(const Box& box, std::size_t dim, std::int64_t base) {
     for (std::int64_t i = std::max<std::int64_t>(box.begin[dim], 0); i < std::min(box.end[dim], shape_[dim]); ++i) {
       const std::int64_t at = base * shape_[dim] + i;
-      if (dim + 1 == shape_.size())
+      if (dim + 1 == shape_.size()) {
+        if (!covered_[std::size_t(at)]) --uncovered_;
         covered_[std::size_t(at)] = true;
-      else
+      } else {
         markFrom(box, dim + 1, at);
+      }
     }
   }
   llvm::SmallVector<std::int64_t> shape_;
   std::vector<bool> covered_;
+  std::int64_t uncovered_ = -1;  // -1: unusable, never full
 };
 
 // The value a linalg.fill put into every element of `box` of `tensor`, past
@@ -178,6 +182,19 @@ struct FillNoOpReads final : mlir::OpRewritePattern<mlir::linalg::FillOp> {
   }
 };
 
+// The value of a transfer_write of a splat constant over the whole of a
+// statically shaped tensor (a vectorized fill), or null.
+mlir::Attribute splatOverWholeTensor(mlir::vector::TransferWriteOp write) {
+  const auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(write.getBase().getType());
+  mlir::DenseElementsAttr splat;
+  if (!tensor || !tensor.hasStaticShape() || write.getMask() || !write.getPermutationMap().isMinorIdentity() ||
+      write.getVectorType().getShape() != tensor.getShape() ||
+      !llvm::all_of(write.getIndices(), [](mlir::Value index) { return mlir::isConstantIntValue(index, 0); }) ||
+      !mlir::matchPattern(write.getVector(), mlir::m_Constant(&splat)) || !splat.isSplat())
+    return {};
+  return splat.getSplatValue<mlir::Attribute>();
+}
+
 // A read of a tensor that a splat write covers whole, where the read's padding
 // is the splat's value (the zero fill of C under beta 0): the splat itself, so
 // that masked accumulators start in registers as the whole vectors' do, not by
@@ -186,19 +203,12 @@ struct ReadOfSplatFill final : mlir::OpRewritePattern<mlir::vector::TransferRead
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(mlir::vector::TransferReadOp read, PatternRewriter& rewriter) const override {
     auto fill = read.getBase().getDefiningOp<mlir::vector::TransferWriteOp>();
-    if (!fill || read.getMask() || fill.getMask() || !fill.getPermutationMap().isMinorIdentity()) return mlir::failure();
-    const auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(fill.getBase().getType());
-    if (!tensor || !tensor.hasStaticShape() || fill.getVectorType().getShape() != tensor.getShape() ||
-        !llvm::all_of(fill.getIndices(), [](mlir::Value index) { return mlir::isConstantIntValue(index, 0); }))
-      return mlir::failure();
-    mlir::DenseElementsAttr splat;
+    const mlir::Attribute value = fill ? splatOverWholeTensor(fill) : mlir::Attribute();
     mlir::Attribute padding;
-    if (!mlir::matchPattern(fill.getVector(), mlir::m_Constant(&splat)) || !splat.isSplat() ||
-        !mlir::matchPattern(read.getPadding(), mlir::m_Constant(&padding)) ||
-        splat.getSplatValue<mlir::Attribute>() != padding)
+    if (!value || read.getMask() || !mlir::matchPattern(read.getPadding(), mlir::m_Constant(&padding)) ||
+        value != padding)
       return mlir::failure();
-    rewriter.replaceOpWithNewOp<mlir::arith::ConstantOp>(
-        read, mlir::DenseElementsAttr::get(read.getVectorType(), splat.getSplatValue<mlir::Attribute>()));
+    rewriter.replaceOpWithNewOp<mlir::arith::ConstantOp>(read, mlir::DenseElementsAttr::get(read.getVectorType(), value));
     return mlir::success();
   }
 };
@@ -227,12 +237,8 @@ mlir::Value carriedUnchanged(mlir::OpOperand& use) {
 struct CoveredSplatWrite final : mlir::OpRewritePattern<mlir::vector::TransferWriteOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(mlir::vector::TransferWriteOp fill, PatternRewriter& rewriter) const override {
-    const auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(fill.getBase().getType());
-    mlir::DenseElementsAttr splat;
-    if (!tensor || fill.getMask() || fill.getVectorType().getShape() != tensor.getShape() ||
-        !llvm::all_of(fill.getIndices(), [](mlir::Value index) { return mlir::isConstantIntValue(index, 0); }) ||
-        !mlir::matchPattern(fill.getVector(), mlir::m_Constant(&splat)) || !splat.isSplat())
-      return mlir::failure();
+    if (!splatOverWholeTensor(fill)) return mlir::failure();
+    const auto tensor = llvm::cast<mlir::RankedTensorType>(fill.getBase().getType());
     CoverageGrid grid(tensor.getShape());
     if (!grid.usable()) return mlir::failure();
     mlir::Value current = fill.getResult();
