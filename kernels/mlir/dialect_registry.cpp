@@ -1,6 +1,6 @@
 #include "kernels/mlir/dialect_registry.h"
 
-#include "kernels/mlir/vector/transfer_subsets.h"
+#include "kernels/mlir/vector/rewrites/transfer_subsets.h"
 
 #include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"

@@ -15,12 +15,14 @@
 #include "kernels/mlir/jit/build_id.h"
 #include "kernels/mlir/jit/kernel_cache.h"
 #include "kernels/mlir/jit/kernel_jit.h"
-#include "kernels/mlir/vector/batch_prefetch.h"
-#include "kernels/mlir/vector/edge_masks.h"
-#include "kernels/mlir/vector/zero_fills.h"
-#include "kernels/mlir/vector/fused_epilogue.h"
+#include "kernels/mlir/jit/llvm_cleanup.h"
+#include "kernels/mlir/vector/rewrites/batch_prefetch.h"
+#include "kernels/mlir/vector/rewrites/edge_masks.h"
+#include "kernels/mlir/vector/rewrites/zero_fills.h"
+#include "kernels/mlir/vector/rewrites/fused_epilogue.h"
 #include "kernels/mlir/vector/payload_ir.h"
 #include "kernels/mlir/vector/register_block_plan.h"
+#include "kernels/mlir/vector/rewrites/row_fills.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -35,7 +37,6 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -180,8 +181,7 @@ std::unique_ptr<llvm::Module> optimizedModule(mlir::ModuleOp module, llvm::LLVMC
   llvm_module->setDataLayout(machine.createDataLayout());
   llvm_module->setTargetTriple(machine.getTargetTriple());
   times.translate += clock.lap();
-  if (llvm::Error error = mlir::makeOptimizingTransformer(3, 0, &machine)(llvm_module.get()))
-    throw Error("mlir: LLVM optimization failed: " + llvm::toString(std::move(error)));
+  cleanUpKernelModule(*llvm_module, machine);
   // Kernels start on a cache line: the JIT packs each object's code after what
   // it linked before, so that at the default 16 bytes the hot loops' place in
   // their cache lines changed with the kernels a process had compiled before
@@ -407,7 +407,7 @@ std::string MlirCompiler::cacheKey(const Source& source, const Problem& p, const
       {"to llvm", kToLlvmPipeline},
       {"flatten bf16 transfers", "512 bits"},
       {"native bf16 rounding", impl_->native_bf16_rounding ? "yes" : "no"},
-      {"llvm optimization", "O3, code generation aggressive"},
+      {"llvm optimization", std::string(kLlvmCleanupPipeline) + ", code generation aggressive"},
       {"function alignment", std::to_string(kKernelAlignmentBytes)},
       {"function", kKernelFunction},
   });
@@ -453,6 +453,7 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
   runPipeline(*module, kBufferizePipeline, "bufferization", fail);
   insertBatchPrefetches(*module, plan.prefetch_distance);
   const FusedEpilogue epilogue = fuseEpilogue(*module, p.mlp);
+  rollWholeBufferFills(*module);
   times.bufferize += clock.lap();
   // bf16: the VNNI load of B is an n-D transfer that would otherwise be scalarised
   // into one load per pair; flattened, it is one vector load. Only transfers whose

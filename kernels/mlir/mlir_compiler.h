@@ -1,5 +1,5 @@
 // Compiles a BRGEMM problem through MLIR 22 to host code: payload + schedule ->
-// transform interpreter -> bufferization -> LLVM dialect -> LLVM O3 -> object
+// transform interpreter -> bufferization -> LLVM dialect -> LLVM clean-up -> object
 // code -> ORC JIT, with the object code kept in the kernel cache (jit/) so that
 // a later run links it instead.
 #pragma once

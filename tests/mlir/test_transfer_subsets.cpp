@@ -3,14 +3,13 @@
 
 #include <gtest/gtest.h>
 
-#include "kernels/mlir/dialect_registry.h"
-#include "kernels/mlir/vector/transfer_subsets.h"
+#include "kernels/mlir/vector/rewrites/transfer_subsets.h"
+#include "tests/support/kernel_ir.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Interfaces/SubsetOpInterface.h"
-#include "mlir/Parser/Parser.h"
 
 namespace nkbench::mlir_backend {
 namespace {
@@ -53,11 +52,7 @@ func.func @block(%t: tensor<64x64xf32>, %u: tensor<64x64xf32>, %i: index, %j: in
 class TransferSubsets : public ::testing::Test {
  protected:
   void SetUp() override {
-    mlir::DialectRegistry registry;
-    registerKernelDialects(registry);
-    context_.appendDialectRegistry(registry);
-    context_.loadAllAvailableDialects();
-    module_ = mlir::parseSourceString<mlir::ModuleOp>(kTransfers, &context_);
+    module_ = test::parseKernelIr(context_, kTransfers);
     ASSERT_TRUE(module_);
   }
 

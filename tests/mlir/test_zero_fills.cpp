@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/mlir/dialect_registry.h"
-#include "kernels/mlir/vector/zero_fills.h"
+#include "kernels/mlir/vector/rewrites/zero_fills.h"
+#include "tests/support/kernel_ir.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -17,7 +17,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -158,11 +157,7 @@ func.func @read_in_loop(%t: tensor<2x20xf32>, %v: vector<1x16xf32>, %n: index) -
 class ZeroFills : public ::testing::Test {
  protected:
   void run(const char* source) {
-    mlir::DialectRegistry registry;
-    registerKernelDialects(registry);
-    context_.appendDialectRegistry(registry);
-    context_.loadAllAvailableDialects();
-    module_ = mlir::parseSourceString<mlir::ModuleOp>(source, &context_);
+    module_ = test::parseKernelIr(context_, source);
     ASSERT_TRUE(module_);
     registerZeroFillsPass();
     mlir::PassManager passes(&context_);

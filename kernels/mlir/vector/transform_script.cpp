@@ -1,8 +1,8 @@
 #include "kernels/mlir/vector/transform_script.h"
 
-#include "kernels/mlir/vector/edge_masks.h"
+#include "kernels/mlir/vector/rewrites/edge_masks.h"
 #include "kernels/mlir/vector/payload_ir.h"
-#include "kernels/mlir/vector/zero_fills.h"
+#include "kernels/mlir/vector/rewrites/zero_fills.h"
 
 #include <fmt/format.h>
 

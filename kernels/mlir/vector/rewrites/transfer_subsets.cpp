@@ -1,4 +1,4 @@
-#include "kernels/mlir/vector/transfer_subsets.h"
+#include "kernels/mlir/vector/rewrites/transfer_subsets.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"

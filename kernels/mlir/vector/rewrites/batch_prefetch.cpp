@@ -1,4 +1,4 @@
-#include "kernels/mlir/vector/batch_prefetch.h"
+#include "kernels/mlir/vector/rewrites/batch_prefetch.h"
 
 #include <algorithm>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "kernels/mlir/vector/zero_fills.h"
+#include "kernels/mlir/vector/rewrites/zero_fills.h"
 
 #include <algorithm>
 #include <cstdint>

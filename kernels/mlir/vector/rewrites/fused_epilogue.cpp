@@ -1,4 +1,4 @@
-#include "kernels/mlir/vector/fused_epilogue.h"
+#include "kernels/mlir/vector/rewrites/fused_epilogue.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "kernels/mlir/vector/edge_masks.h"
+#include "kernels/mlir/vector/rewrites/edge_masks.h"
 
 #include "kernels/mlir/vector/payload_ir.h"
 
