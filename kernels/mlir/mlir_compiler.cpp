@@ -15,7 +15,7 @@
 #include "kernels/mlir/jit/build_id.h"
 #include "kernels/mlir/jit/kernel_cache.h"
 #include "kernels/mlir/jit/kernel_jit.h"
-#include "kernels/mlir/jit/llvm_cleanup.h"
+#include "kernels/mlir/jit/llvm_middle_end.h"
 #include "kernels/mlir/vector/rewrites/batch_prefetch.h"
 #include "kernels/mlir/vector/rewrites/edge_masks.h"
 #include "kernels/mlir/vector/rewrites/zero_fills.h"
@@ -174,14 +174,15 @@ constexpr std::uint64_t kKernelAlignmentBytes = 64;
 
 // The LLVM dialect as an optimized LLVM module for `machine`.
 std::unique_ptr<llvm::Module> optimizedModule(mlir::ModuleOp module, llvm::LLVMContext& context,
-                                              llvm::TargetMachine& machine, CompileTimes& times) {
+                                              llvm::TargetMachine& machine, LlvmMiddleEnd middle_end,
+                                              CompileTimes& times) {
   StageClock clock;
   std::unique_ptr<llvm::Module> llvm_module = mlir::translateModuleToLLVMIR(module, context);
   if (!llvm_module) throw Error("mlir: cannot translate the kernel to LLVM IR");
   llvm_module->setDataLayout(machine.createDataLayout());
   llvm_module->setTargetTriple(machine.getTargetTriple());
   times.translate += clock.lap();
-  cleanUpKernelModule(*llvm_module, machine);
+  optimizeKernelModule(*llvm_module, machine, middle_end);
   // Kernels start on a cache line: the JIT packs each object's code after what
   // it linked before, so that at the default 16 bytes the hot loops' place in
   // their cache lines changed with the kernels a process had compiled before
@@ -332,6 +333,11 @@ struct MlirCompiler::Source {
   std::string payload;
   std::string script;  // empty on the tile route
   Lowering lowering = Lowering::Nanokernel;
+
+  // The clean-up for the vector nanokernels, -O3 for the rest (llvm_middle_end.h).
+  LlvmMiddleEnd middleEnd() const {
+    return lowering == Lowering::Nanokernel && !amx ? LlvmMiddleEnd::Cleanup : LlvmMiddleEnd::O3;
+  }
 };
 
 // A kernel lowered to the LLVM dialect, with the op counts that prove its nanokernels.
@@ -407,7 +413,7 @@ std::string MlirCompiler::cacheKey(const Source& source, const Problem& p, const
       {"to llvm", kToLlvmPipeline},
       {"flatten bf16 transfers", "512 bits"},
       {"native bf16 rounding", impl_->native_bf16_rounding ? "yes" : "no"},
-      {"llvm optimization", std::string(kLlvmCleanupPipeline) + ", code generation aggressive"},
+      {"llvm optimization", std::string(describe(source.middleEnd())) + ", code generation aggressive"},
       {"function alignment", std::to_string(kKernelAlignmentBytes)},
       {"function", kKernelFunction},
   });
@@ -457,9 +463,9 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
   times.bufferize += clock.lap();
   // bf16: the VNNI load of B is an n-D transfer that would otherwise be scalarised
   // into one load per pair; flattened, it is one vector load. Only transfers whose
-  // rows are at most one zmm are flattened: a whole-C fill (unfused when the batch
-  // runs in chunks) stays a transfer per row, where one flat vector of M x N
-  // elements would be beyond what LLVM's code generator can split.
+  // rows are at most one zmm are flattened: an n-D fill that covers less than a
+  // whole buffer (row_fills.h rolls the others) stays a transfer per row, where
+  // one flat vector of its elements could be beyond what LLVM's code generator splits.
   if (plan.nanokernel == NanokernelKind::Bf16Dot) {
     constexpr unsigned kZmmBits = 512;
     mlir::RewritePatternSet patterns(&context);
@@ -574,7 +580,8 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
 
   Lowered lowered = lower(source, p, stages, times);
   llvm::LLVMContext llvm_context;
-  std::unique_ptr<llvm::Module> module = optimizedModule(*lowered.module, llvm_context, *impl_->code_generator, times);
+  std::unique_ptr<llvm::Module> module =
+      optimizedModule(*lowered.module, llvm_context, *impl_->code_generator, source.middleEnd(), times);
   clock.lap();
   if (stages) {
     std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*module);
@@ -600,7 +607,8 @@ CompilationStages MlirCompiler::generate(const Problem& p, const Schedule& sched
   stages.times.generate = clock.lap();
   Lowered lowered = lower(source, p, &stages, stages.times);
   llvm::LLVMContext llvm_context;
-  std::unique_ptr<llvm::Module> module = optimizedModule(*lowered.module, llvm_context, *impl_->code_generator, stages.times);
+  std::unique_ptr<llvm::Module> module =
+      optimizedModule(*lowered.module, llvm_context, *impl_->code_generator, source.middleEnd(), stages.times);
   clock.lap();
   stages.assembly = emitCode(*module, *impl_->code_generator, llvm::CodeGenFileType::AssemblyFile);
   stages.times.codegen = clock.lap();

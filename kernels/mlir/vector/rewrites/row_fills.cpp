@@ -14,12 +14,13 @@ namespace nkbench::mlir_backend {
 namespace {
 
 // The splat `write` stores, where it stores one value over the whole of a
-// static rank-2 buffer with more than one row; a null attribute otherwise.
+// static rank-2 buffer of its own (an identity layout: C or a stack buffer,
+// not a view into one) with more than one row; a null attribute otherwise.
 mlir::Attribute splatOverWholeBuffer(mlir::vector::TransferWriteOp write) {
   const auto buffer = llvm::dyn_cast<mlir::MemRefType>(write.getBase().getType());
   const mlir::VectorType vector = write.getVectorType();
-  if (!buffer || !buffer.hasStaticShape() || buffer.getRank() != 2 || vector.getShape() != buffer.getShape() ||
-      buffer.getDimSize(0) < 2)
+  if (!buffer || !buffer.hasStaticShape() || !buffer.getLayout().isIdentity() || buffer.getRank() != 2 ||
+      vector.getShape() != buffer.getShape() || buffer.getDimSize(0) < 2)
     return {};
   if (write.getMask() || !write.getPermutationMap().isMinorIdentity() ||
       !llvm::all_of(write.getIndices(), [](mlir::Value index) { return mlir::isZeroInteger(index); }))
@@ -52,7 +53,9 @@ std::int64_t rollWholeBufferFills(mlir::ModuleOp module) {
                                                                      llvm::ArrayRef<bool>{true});
                                mlir::scf::YieldOp::create(body, at);
                              });
+    const mlir::Value whole_value = fill.getVector();
     fill.erase();
+    if (whole_value.use_empty()) whole_value.getDefiningOp()->erase();
   }
   return std::int64_t(fills.size());
 }

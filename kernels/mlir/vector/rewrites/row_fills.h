@@ -4,8 +4,8 @@
 // over all of C, and the lowering unrolls that into straight-line code: 256
 // stores for a 64x64 C, which LLVM took about 8 ms to compile (its -O3 made a
 // memset of them again). Rewritten after bufferization, the fill is a loop of
-// one row's stores. Fills of anything less than a whole rank-2 buffer (a
-// register block's fill) are left as they are.
+// one row's stores. Fills of anything less than a whole rank-2 buffer of its
+// own (a register block's fill, a view) are left as they are.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// LLVM's clean-up of a kernel module (llvm_cleanup.h): what the kernels need
+// LLVM's clean-up of a kernel module (llvm_middle_end.h): what the kernels need
 // from LLVM's middle end is done, on IR shaped as the MLIR lowering leaves it.
 
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "kernels/mlir/jit/llvm_cleanup.h"
+#include "kernels/mlir/jit/llvm_middle_end.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -19,27 +19,33 @@
 namespace nkbench::mlir_backend {
 namespace {
 
-// A loop whose address arithmetic does not change inside it (the row offset
-// i * ld) and a masked load whose mask is all true. (What the second
-// instcombine and vector-combine do is checked on a real kernel:
+// A loop as MLIR's scf -> cf lowering leaves it (tested at its header), whose
+// address arithmetic does not change inside it (the row offset i * ld), and a
+// masked load whose mask is all true. (What the second instcombine and
+// vector-combine do is checked on a real kernel:
 // MlirStructure.ARaggedBf16EdgeIsGatheredInRegisters.)
 constexpr const char* kKernelShapedIr = R"ll(
+declare <16 x float> @llvm.masked.load.v16f32.p0(ptr, <16 x i1>, <16 x float>)
 define void @kernel(ptr noalias %a, ptr noalias %c, i64 %i, i64 %ld) {
 entry:
-  br label %loop
-loop:
-  %k = phi i64 [ 0, %entry ], [ %k.next, %loop ]
-  %acc = phi <16 x float> [ zeroinitializer, %entry ], [ %sum, %loop ]
+  br label %header
+header:
+  %k = phi i64 [ 0, %entry ], [ %k.next, %body ]
+  %acc = phi <16 x float> [ zeroinitializer, %entry ], [ %sum, %body ]
+  %more = icmp slt i64 %k, 256
+  br i1 %more, label %body, label %exit
+body:
   %row = mul i64 %i, %ld
   %at = add i64 %row, %k
   %ptr = getelementptr float, ptr %a, i64 %at
-  %v = call <16 x float> @llvm.masked.load.v16f32.p0(ptr %ptr, i32 4, <16 x i1> splat (i1 true), <16 x float> zeroinitializer)
+  %v = call <16 x float> @llvm.masked.load.v16f32.p0(ptr align 4 %ptr, <16 x i1> splat (i1 true), <16 x float> zeroinitializer)
   %sum = fadd <16 x float> %acc, %v
   %k.next = add i64 %k, 16
-  %done = icmp sge i64 %k.next, 256
-  br i1 %done, label %exit, label %loop
+  br label %body_end
+body_end:
+  br label %header
 exit:
-  store <16 x float> %sum, ptr %c, align 4
+  store <16 x float> %acc, ptr %c, align 4
   ret void
 }
 )ll";
@@ -59,14 +65,16 @@ class LlvmCleanup : public ::testing::Test {
     machine_.reset(target->createTargetMachine(triple, "x86-64-v4", "", llvm::TargetOptions(), std::nullopt));
     ASSERT_TRUE(machine_);
     module_->setDataLayout(machine_->createDataLayout());
-    cleanUpKernelModule(*module_, *machine_);
+    optimizeKernelModule(*module_, *machine_, LlvmMiddleEnd::Cleanup);
     kernel_ = module_->getFunction("kernel");
   }
 
-  llvm::BasicBlock& block(const char* name) {
+  // The block of the loop's load: the loop's body.
+  llvm::BasicBlock& loop() {
     for (llvm::BasicBlock& b : *kernel_)
-      if (b.getName() == name) return b;
-    ADD_FAILURE() << "no block " << name;
+      for (llvm::Instruction& instruction : b)
+        if (llvm::isa<llvm::LoadInst>(instruction) || llvm::isa<llvm::IntrinsicInst>(instruction)) return b;
+    ADD_FAILURE() << "the loop's load is gone";
     return kernel_->getEntryBlock();
   }
 
@@ -84,14 +92,21 @@ class LlvmCleanup : public ::testing::Test {
 };
 
 TEST_F(LlvmCleanup, LoopInvariantAddressArithmeticLeavesTheLoop) {
-  EXPECT_EQ(count<llvm::BinaryOperator>(block("entry")), 1);  // i * ld
-  for (llvm::Instruction& instruction : block("loop"))
+  EXPECT_EQ(count<llvm::BinaryOperator>(kernel_->getEntryBlock()), 1);  // i * ld
+  for (llvm::Instruction& instruction : loop())
     if (instruction.getOpcode() == llvm::Instruction::Mul) ADD_FAILURE() << "a multiply is left in the loop";
 }
 
 TEST_F(LlvmCleanup, AnAllTrueMaskedLoadIsAPlainLoad) {
-  EXPECT_EQ(count<llvm::IntrinsicInst>(block("loop")), 0);
-  EXPECT_EQ(count<llvm::LoadInst>(block("loop")), 1);
+  EXPECT_EQ(count<llvm::IntrinsicInst>(loop()), 0);
+  EXPECT_EQ(count<llvm::LoadInst>(loop()), 1);
+}
+
+TEST_F(LlvmCleanup, TheLoopIsOneBlockTestedAtItsEnd) {
+  const auto* branch = llvm::dyn_cast<llvm::BranchInst>(loop().getTerminator());
+  ASSERT_NE(branch, nullptr);
+  ASSERT_TRUE(branch->isConditional());
+  EXPECT_TRUE(branch->getSuccessor(0) == &loop() || branch->getSuccessor(1) == &loop());
 }
 
 }  // namespace

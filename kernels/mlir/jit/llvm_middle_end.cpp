@@ -1,9 +1,11 @@
-#include "kernels/mlir/jit/llvm_cleanup.h"
+#include "kernels/mlir/jit/llvm_middle_end.h"
 
 #include "harness/core/error.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
 
 namespace nkbench::mlir_backend {
+namespace {
 
 // The second instcombine and vector-combine, after simplifycfg, fold what the
 // first leaves of the gather of a bf16 B edge (the pairs of a ragged N in an
@@ -12,11 +14,11 @@ namespace nkbench::mlir_backend {
 // libxsmm, with them as with -O3 0.93-0.97x).
 // instcombine checks by default that one run reaches a fixed point and aborts
 // the process where it does not; -O3's pipelines turn that check off too.
-const char* const kLlvmCleanupPipeline =
+constexpr const char* kCleanupPipeline =
     "function(early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(loop-rotate,licm),"
     "instcombine<no-verify-fixpoint>,vector-combine)";
 
-void cleanUpKernelModule(llvm::Module& module, llvm::TargetMachine& machine) {
+void cleanUp(llvm::Module& module, llvm::TargetMachine& machine) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager call_graph;
@@ -28,9 +30,19 @@ void cleanUpKernelModule(llvm::Module& module, llvm::TargetMachine& machine) {
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, call_graph, modules);
   llvm::ModulePassManager passes;
-  if (llvm::Error error = builder.parsePassPipeline(passes, kLlvmCleanupPipeline))
+  if (llvm::Error error = builder.parsePassPipeline(passes, kCleanupPipeline))
     throw Error("mlir: LLVM's pipeline does not parse: " + llvm::toString(std::move(error)));
   passes.run(module, modules);
+}
+
+}  // namespace
+
+const char* describe(LlvmMiddleEnd middle_end) { return middle_end == LlvmMiddleEnd::Cleanup ? kCleanupPipeline : "O3"; }
+
+void optimizeKernelModule(llvm::Module& module, llvm::TargetMachine& machine, LlvmMiddleEnd middle_end) {
+  if (middle_end == LlvmMiddleEnd::Cleanup) return cleanUp(module, machine);
+  if (llvm::Error error = mlir::makeOptimizingTransformer(3, 0, &machine)(&module))
+    throw Error("mlir: LLVM optimization failed: " + llvm::toString(std::move(error)));
 }
 
 }  // namespace nkbench::mlir_backend
