@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "harness/core/error.h"
 #include "kernels/mlir/amx/amx_payload_ir.h"
@@ -20,6 +21,7 @@
 #include "kernels/mlir/vector/rewrites/edge_masks.h"
 #include "kernels/mlir/vector/rewrites/zero_fills.h"
 #include "kernels/mlir/vector/rewrites/fused_epilogue.h"
+#include "kernels/mlir/vector/rewrites/merged_writes.h"
 #include "kernels/mlir/vector/payload_ir.h"
 #include "kernels/mlir/vector/register_block_plan.h"
 #include "kernels/mlir/vector/rewrites/row_fills.h"
@@ -41,6 +43,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -53,10 +56,11 @@ namespace {
 
 // After the schedule: bufferize. The partial sums of a reduction split (a few KiB)
 // live on the stack, not the heap. The trailing canonicalize removes a self-copy
-// (memref.copy %x, %x) that bufferization leaves.
+// (memref.copy %x, %x) that bufferization leaves. Region simplification finds
+// nothing in a kernel of structured loops; it cost a tenth of the pipeline.
 constexpr const char* kBufferizePipeline =
     "one-shot-bufferize,func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=65536}),"
-    "canonicalize,cse,canonicalize";
+    "canonicalize{region-simplify=disabled},cse,canonicalize{region-simplify=disabled}";
 
 // Then lower everything to the LLVM dialect: full-unroll keeps n-D transfers out
 // of stack buffers; enable-x86vector lowers x86vector ops instead of leaving them
@@ -318,6 +322,18 @@ struct MlirCompiler::Impl {
   std::unique_ptr<llvm::TargetMachine> code_generator;  // one kernel at a time
   std::unique_ptr<KernelJit> jit;
   std::map<std::string, std::unique_ptr<mlir::PassManager>> pipelines;  // by pipeline text
+
+  // Built once per compiler: freezing the pattern set cost a third of applying it.
+  const mlir::FrozenRewritePatternSet& flattenTransfers() {
+    if (!flatten_transfers) {
+      constexpr unsigned kZmmBits = 512;
+      mlir::RewritePatternSet patterns(&context);
+      mlir::vector::populateFlattenVectorTransferPatterns(patterns, kZmmBits);
+      flatten_transfers.emplace(std::move(patterns));
+    }
+    return *flatten_transfers;
+  }
+  std::optional<mlir::FrozenRewritePatternSet> flatten_transfers;
   // LLVM rounds f32 to bf16 with vcvtneps2bf16: to nearest even as toBFloat16
   // does, except that denormal inputs and results become zero (as in vdpbf16ps).
   bool native_bf16_rounding = false;
@@ -456,7 +472,9 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
   if (stages) stages->scheduled = printOp(*module);
   times.schedule += clock.lap();
 
+  mergeCoveringWriteChains(*module);
   runPipeline(*module, kBufferizePipeline, "bufferization", fail);
+  splitMergedWrites(*module);
   insertBatchPrefetches(*module, plan.prefetch_distance);
   const FusedEpilogue epilogue = fuseEpilogue(*module, p.mlp);
   rollWholeBufferFills(*module);
@@ -466,13 +484,8 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
   // rows are at most one zmm are flattened: an n-D fill that covers less than a
   // whole buffer (row_fills.h rolls the others) stays a transfer per row, where
   // one flat vector of its elements could be beyond what LLVM's code generator splits.
-  if (plan.nanokernel == NanokernelKind::Bf16Dot) {
-    constexpr unsigned kZmmBits = 512;
-    mlir::RewritePatternSet patterns(&context);
-    mlir::vector::populateFlattenVectorTransferPatterns(patterns, kZmmBits);
-    if (mlir::failed(mlir::applyPatternsGreedily(*module, std::move(patterns))))
-      throw fail("flattening vector transfers");
-  }
+  // One walk: a flattened transfer is 1-D and matches no pattern again.
+  if (plan.nanokernel == NanokernelKind::Bf16Dot) mlir::walkAndApplyPatterns(*module, impl_->flattenTransfers());
   expandBf16RoundingIfNeeded(*module, p, fail);
   runPipeline(*module, kToLlvmPipeline, "lowering to LLVM", fail);
   verifyLowered(*module, fail);
