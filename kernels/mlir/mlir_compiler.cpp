@@ -484,7 +484,8 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
   // rows are at most one zmm are flattened: an n-D fill that covers less than a
   // whole buffer (row_fills.h rolls the others) stays a transfer per row, where
   // one flat vector of its elements could be beyond what LLVM's code generator splits.
-  // One walk: a flattened transfer is 1-D and matches no pattern again.
+  // One walk, no fixpoint: the flattened transfers are what the kernels need; the
+  // unit-dim patterns that come with them may leave shape_casts, which the lowering folds.
   if (plan.nanokernel == NanokernelKind::Bf16Dot) mlir::walkAndApplyPatterns(*module, impl_->flattenTransfers());
   expandBf16RoundingIfNeeded(*module, p, fail);
   runPipeline(*module, kToLlvmPipeline, "lowering to LLVM", fail);

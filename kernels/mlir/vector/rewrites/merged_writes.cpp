@@ -101,6 +101,7 @@ std::vector<mlir::vector::InsertStridedSliceOp> mergedPieces(mlir::Value value) 
   }
   if (!value.getDefiningOp<mlir::ub::PoisonOp>()) return {};
   CoverageGrid grid(whole.getShape());
+  if (!grid.usable()) return {};
   std::int64_t written = 0;
   for (mlir::vector::InsertStridedSliceOp insert : pieces) {
     Box box;
@@ -112,7 +113,7 @@ std::vector<mlir::vector::InsertStridedSliceOp> mergedPieces(mlir::Value value) 
     grid.mark(box);
     written += box.elements();
   }
-  if (pieces.empty() || !grid.usable() || !grid.full() || written != whole.getNumElements()) return {};
+  if (pieces.empty() || !grid.full() || written != whole.getNumElements()) return {};
   std::reverse(pieces.begin(), pieces.end());
   return pieces;
 }
@@ -131,7 +132,8 @@ std::int64_t splitMergedWrites(mlir::ModuleOp module) {
   std::vector<mlir::vector::TransferWriteOp> writes;
   module.walk([&](mlir::vector::TransferWriteOp write) {
     if (llvm::isa<mlir::MemRefType>(write.getBase().getType()) && !write.getMask() &&
-        write.getPermutationMap().isMinorIdentity() && write.getVectorType().getRank() == write.getShapedType().getRank())
+        write.getPermutationMap().isIdentity() &&
+        write.getVectorType().getElementType() == write.getShapedType().getElementType())
       writes.push_back(write);
   });
   std::int64_t split = 0;
@@ -153,7 +155,8 @@ std::int64_t splitMergedWrites(mlir::ModuleOp module) {
       value = insert.getDest();
       insert.erase();
     }
-    value.getDefiningOp()->erase();  // the poison
+    // The poison, unless CSE gave it to another merged write too.
+    if (mlir::Operation* poison = value.getDefiningOp(); poison->use_empty()) poison->erase();
     ++split;
   }
   return split;
