@@ -51,19 +51,19 @@ std::optional<Piece> pieceOf(mlir::vector::TransferWriteOp write, mlir::RankedTe
 std::vector<Piece> coveringChain(mlir::vector::TransferWriteOp head) {
   const auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(head.getBase().getType());
   if (!tensor || !tensor.hasStaticShape() || tensor.getNumElements() > kMaxMergedElements) return {};
-  CoverageGrid grid(tensor.getShape());
-  if (!grid.usable()) return {};
+  // The writes up to as many elements as the tensor has: any further one would write some twice.
   std::vector<Piece> pieces;
+  std::vector<Box> boxes;
   std::int64_t written = 0;
-  for (mlir::vector::TransferWriteOp write = head; write && !grid.full(); write = nextInChain(write)) {
+  for (mlir::vector::TransferWriteOp write = head; write && written < tensor.getNumElements();
+       write = nextInChain(write)) {
     std::optional<Piece> piece = pieceOf(write, tensor);
     if (!piece) return {};
-    grid.mark(piece->box);
     written += piece->box.elements();
+    boxes.push_back(piece->box);
     pieces.push_back(*piece);
   }
-  // Covered, and no element twice (a later write would win over an earlier one).
-  if (pieces.size() < 2 || !grid.full() || written != tensor.getNumElements()) return {};
+  if (pieces.size() < 2 || !coversExactlyOnce(tensor.getShape(), boxes)) return {};
   return pieces;
 }
 
@@ -100,20 +100,16 @@ std::vector<mlir::vector::InsertStridedSliceOp> mergedPieces(mlir::Value value) 
     value = insert.getDest();
   }
   if (!value.getDefiningOp<mlir::ub::PoisonOp>()) return {};
-  CoverageGrid grid(whole.getShape());
-  if (!grid.usable()) return {};
-  std::int64_t written = 0;
+  std::vector<Box> boxes;
   for (mlir::vector::InsertStridedSliceOp insert : pieces) {
-    Box box;
+    Box& box = boxes.emplace_back();
     for (auto [offset, size] : llvm::zip(insert.getOffsets().getAsValueRange<mlir::IntegerAttr>(),
                                          insert.getSourceVectorType().getShape())) {
       box.begin.push_back(offset.getSExtValue());
       box.end.push_back(offset.getSExtValue() + size);
     }
-    grid.mark(box);
-    written += box.elements();
   }
-  if (pieces.empty() || !grid.full() || written != whole.getNumElements()) return {};
+  if (pieces.empty() || !coversExactlyOnce(whole.getShape(), boxes)) return {};
   std::reverse(pieces.begin(), pieces.end());
   return pieces;
 }

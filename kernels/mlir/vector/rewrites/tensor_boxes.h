@@ -96,4 +96,18 @@ class CoverageGrid {
   std::int64_t uncovered_ = -1;  // -1: unusable, never full
 };
 
+// Whether `boxes` cover every element of `shape` and none twice (a later
+// write over an earlier one would make their order matter).
+inline bool coversExactlyOnce(llvm::ArrayRef<std::int64_t> shape, llvm::ArrayRef<Box> boxes) {
+  CoverageGrid grid(shape);
+  if (!grid.usable()) return false;
+  std::int64_t written = 0, elements = 1;
+  for (std::int64_t extent : shape) elements *= extent;
+  for (const Box& box : boxes) {
+    grid.mark(box);
+    written += box.elements();
+  }
+  return grid.full() && written == elements;
+}
+
 }  // namespace nkbench::mlir_backend
