@@ -24,6 +24,7 @@
 #include "kernels/mlir/vector/rewrites/merged_writes.h"
 #include "kernels/mlir/vector/payload_ir.h"
 #include "kernels/mlir/vector/register_block_plan.h"
+#include "kernels/mlir/vector/schedule_cleanups.h"
 #include "kernels/mlir/vector/rewrites/row_fills.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
@@ -322,6 +323,7 @@ struct MlirCompiler::Impl {
   std::unique_ptr<llvm::TargetMachine> code_generator;  // one kernel at a time
   std::unique_ptr<KernelJit> jit;
   std::map<std::string, std::unique_ptr<mlir::PassManager>> pipelines;  // by pipeline text
+  ScheduleCleanups cleanups{context};
 
   // Built once per compiler: freezing the pattern set cost a third of applying it.
   const mlir::FrozenRewritePatternSet& flattenTransfers() {
@@ -347,7 +349,7 @@ struct MlirCompiler::Source {
   std::vector<TileRegion> regions;   // the tile route
   bool emulated_tiles = false;
   std::string payload;
-  std::string script;  // empty on the tile route
+  TransformSchedule schedule;  // empty on the tile route
   Lowering lowering = Lowering::Nanokernel;
 
   // The clean-up for the vector nanokernels, -O3 for the rest (llvm_middle_end.h).
@@ -401,7 +403,7 @@ MlirCompiler::Source MlirCompiler::generateSource(const Problem& p, const Schedu
   }
   source.plan = planRegisterBlocks(p, schedule, impl_->caches);
   source.payload = buildPayload(p, source.plan);
-  source.script = buildTransformScript(p, source.plan, lowering);
+  source.schedule = buildTransformSchedule(p, source.plan, lowering);
   return source;
 }
 
@@ -423,7 +425,7 @@ std::string MlirCompiler::cacheKey(const Source& source, const Problem& p, const
       {"schedule", schedule.name},
       {"problem", p.describe()},
       {"payload", source.payload},
-      {"transform script", source.script},
+      {"transform script", source.schedule.script},
       {"batch prefetch distance", std::to_string(source.amx ? 0 : source.plan.prefetch_distance)},
       {"bufferize", kBufferizePipeline},
       {"to llvm", kToLlvmPipeline},
@@ -454,17 +456,20 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
   const RegisterBlockPlan& plan = source.plan;
   if (stages) {
     stages->payload = source.payload;
-    stages->transform_script = source.script;
+    stages->transform_script = source.schedule.script;
   }
   StageClock clock;
   Lowered result;
   result.module =
-      mlir::parseSourceString<mlir::ModuleOp>("module {\n" + source.payload + source.script + "}\n", &context);
+      mlir::parseSourceString<mlir::ModuleOp>("module {\n" + source.payload + source.schedule.script + "}\n", &context);
   mlir::OwningOpRef<mlir::ModuleOp>& module = result.module;
   if (!module) throw fail("parsing the payload");
   times.parse += clock.lap();
 
-  runPipeline(*module, "transform-interpreter", "the transform schedule", fail);
+  for (const TransformSchedule::Step& step : source.schedule.steps) {
+    runPipeline(*module, "transform-interpreter{entry-point=" + step.sequence + "}", "the transform schedule", fail);
+    impl_->cleanups.apply(*module, step.cleanup);
+  }
   // The schedule has been applied: drop it before lowering the payload.
   for (auto nested : llvm::make_early_inc_range(module->getBody()->getOps<mlir::ModuleOp>()))
     if (nested->hasAttr("transform.with_named_sequence")) nested->erase();
@@ -552,7 +557,7 @@ void MlirCompiler::expandBf16RoundingIfNeeded(mlir::ModuleOp module, const Probl
   if (mlir::failed(mlir::applyPatternsGreedily(module, std::move(patterns)))) throw fail("expanding the bf16 rounding");
 }
 
-void MlirCompiler::runPipeline(mlir::ModuleOp module, const char* pipeline, const std::string& stage,
+void MlirCompiler::runPipeline(mlir::ModuleOp module, const std::string& pipeline, const std::string& stage,
                                const FailureReporter& fail) {
   // Parsed and initialized once per compiler: a pass's initialization (the
   // canonicalizer gathers every loaded dialect's patterns) then serves every kernel.

@@ -100,7 +100,7 @@ class MlirCompiler {
   Lowered lower(const Source& source, const Problem& brgemm, CompilationStages* stages, CompileTimes& times);
   Lowered lowerAmx(const Source& source, const Problem& brgemm, CompilationStages* stages,
                    const FailureReporter& fail, CompileTimes& times);
-  void runPipeline(mlir::ModuleOp module, const char* pipeline, const std::string& stage,
+  void runPipeline(mlir::ModuleOp module, const std::string& pipeline, const std::string& stage,
                    const FailureReporter& fail);
   void expandBf16RoundingIfNeeded(mlir::ModuleOp module, const Problem& brgemm, const FailureReporter& fail);
   std::unique_ptr<Impl> impl_;

@@ -109,13 +109,27 @@ TEST(TransformScript, NanokernelScriptRewritesContractionsAndGenericDoesNot) {
   p.k = 4;
   p.batch = 2;
   const RegisterBlockPlan plan = planRegisterBlocks(p, selectSchedule(Isa::Avx512, DType::F32));
-  const std::string nano = buildTransformScript(p, plan, Lowering::Nanokernel);
-  const std::string generic = buildTransformScript(p, plan, Lowering::GenericVector);
+  const TransformSchedule nano_schedule = buildTransformSchedule(p, plan, Lowering::Nanokernel);
+  const TransformSchedule generic_schedule = buildTransformSchedule(p, plan, Lowering::GenericVector);
+  const std::string& nano = nano_schedule.script;
+  const std::string& generic = generic_schedule.script;
   EXPECT_NE(nano.find("x86vector.vector_contract_to_fma"), std::string::npos);
   EXPECT_EQ(generic.find("x86vector"), std::string::npos);
   EXPECT_NE(nano.find("tile_sizes [0, 8, 32, 0]"), std::string::npos);
   EXPECT_NE(nano.find("tile_sizes [0, 1, 16, 0]"), std::string::npos);
   EXPECT_NE(nano.find("hoist_loop_invariant_subsets"), std::string::npos);
+  // Tiled, cleaned up with the slices folded into the transfers; composed, cleaned up again.
+  for (const TransformSchedule* schedule : {&nano_schedule, &generic_schedule}) {
+    ASSERT_EQ(schedule->steps.size(), 2u);
+    EXPECT_TRUE(schedule->steps[0].cleanup.fold_tensor_subsets);
+    EXPECT_FALSE(schedule->steps[1].cleanup.fold_tensor_subsets);
+    for (const TransformSchedule::Step& step : schedule->steps) {
+      EXPECT_NE(schedule->script.find("transform.named_sequence @" + step.sequence + "("), std::string::npos);
+      EXPECT_NE(schedule->script.find(step.cleanup.describe()), std::string::npos) << "named in the script's comments";
+    }
+  }
+  EXPECT_TRUE(nano_schedule.steps[1].cleanup.sink_vector_producers);
+  EXPECT_FALSE(generic_schedule.steps[1].cleanup.sink_vector_producers);
 }
 
 // A bf16 C: the kernel sums in an f32 buffer on its stack, widens C into it under
@@ -133,7 +147,7 @@ TEST(TransformScript, Bf16CIsWidenedAndRoundedByVectorizedConversions) {
     p.accumulate = accumulate;
     const RegisterBlockPlan plan = planRegisterBlocks(p, selectSchedule(Isa::Avx512Bf16, DType::BF16));
     const std::string payload = buildPayload(p, plan);
-    const std::string script = buildTransformScript(p, plan, Lowering::Nanokernel);
+    const std::string script = buildTransformSchedule(p, plan, Lowering::Nanokernel).script;
     EXPECT_NE(payload.find("%C: memref<8x32xbf16>"), std::string::npos);
     EXPECT_NE(payload.find("memref.alloca() {alignment = 64 : i64, nkbench.c_sum} : memref<8x32xf32>"), std::string::npos);
     EXPECT_NE(payload.find("arith.truncf"), std::string::npos);

@@ -12,13 +12,28 @@ namespace nkbench::mlir_backend {
 namespace {
 
 constexpr const char* kAny = "!transform.any_op";
+constexpr const char* kTileSequence = "nk_tile";
+constexpr const char* kComposeSequence = "nk_compose";
 
 // Emits transform IR line by line with fresh SSA names.
 class ScriptWriter {
  public:
   std::string fresh(const std::string& stem) { return fmt::format("%{}{}", stem, next_id_++); }
   void line(const std::string& text) { body_ += "    " + text + "\n"; }
-  const std::string& body() const { return body_; }
+  // Closes the lines written so far as the named sequence `name`; the next lines start another.
+  void endSequence(const std::string& name, const std::string& comment) {
+    sequences_ += fmt::format(
+        "  // {}\n"
+        "  transform.named_sequence @{}(%root: {} {{transform.readonly}}) {{\n"
+        "{}"
+        "    transform.yield\n"
+        "  }}\n",
+        comment, name, kAny, body_);
+    body_.clear();
+  }
+  std::string module() const {
+    return "module attributes {transform.with_named_sequence} {\n" + sequences_ + "}\n";
+  }
 
   // Splits `op` along iteration dimension `dim` after `chunk`; returns {lower, upper}.
   std::pair<std::string, std::string> split(const std::string& op, int dim, std::int64_t chunk) {
@@ -51,6 +66,7 @@ class ScriptWriter {
  private:
   int next_id_ = 0;
   std::string body_;
+  std::string sequences_;
 };
 
 // One statically shaped piece of the problem and the handle of its linalg op.
@@ -210,7 +226,7 @@ void scheduleCConversion(ScriptWriter& w, const Problem& p, const char* tag, std
 
 }  // namespace
 
-std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan, Lowering lowering) {
+TransformSchedule buildTransformSchedule(const Problem& p, const RegisterBlockPlan& plan, Lowering lowering) {
   ScriptWriter w;
   w.line(fmt::format("%func = transform.structured.match ops{{[\"func.func\"]}} in %root : ({}) -> {}", kAny, kAny));
   const PayloadOp payload_op = payloadOp(plan);
@@ -284,13 +300,15 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
                        kAny, kAny));
     func = masked;
   }
-  w.line("transform.apply_patterns to " + func + " {");
-  w.line("  transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers");
-  // bf16: fold the extension to f32 into the contraction (a mixed-type contract).
-  if (plan.nanokernel == NanokernelKind::Bf16Dot) w.line("  transform.apply_patterns.vector.fold_arith_extension");
-  w.line("  transform.apply_patterns.canonicalization");
-  w.line(fmt::format("}} : {}", kAny));
-  w.line(fmt::format("transform.apply_cse to {} : {}", func, kAny));
+  TransformSchedule schedule;
+  // bf16: the extension to f32 folds into the contraction (a mixed-type contract).
+  const ScheduleCleanup folded{.fold_tensor_subsets = true,
+                               .fold_arith_extension = plan.nanokernel == NanokernelKind::Bf16Dot};
+  w.endSequence(kTileSequence, "Register blocks tiled, vectorized and unrolled. Then the compiler applies " +
+                                   folded.describe() + ".");
+  schedule.steps.push_back({kTileSequence, folded});
+  w.line(fmt::format("%func = transform.structured.match ops{{[\"func.func\"]}} in %root : ({}) -> {}", kAny, kAny));
+  func = "%func";
   // Keep the C block in registers across the whole reduction: K loop, then batch loop.
   for (const LeafLoops& loops : leaf_loops)
     for (std::size_t i = loops.reduction.size(); i-- > 0;) {
@@ -324,22 +342,22 @@ std::string buildTransformScript(const Problem& p, const RegisterBlockPlan& plan
                                   : "  transform.apply_patterns.x86vector.vector_contract_to_fma");
     w.line(fmt::format("}} : {}", kAny));
   }
-  w.line("transform.apply_patterns to " + func + " {");
-  if (lowering == Lowering::Nanokernel) w.line("  transform.apply_patterns.x86vector.sink_vector_producer_ops");
-  if (plan.split.ways > 1)
-    w.line("  transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = \"innerparallel\"");
-  w.line("  transform.apply_patterns.canonicalization");
-  w.line(fmt::format("}} : {}", kAny));
-  w.line(fmt::format("transform.apply_cse to {} : {}", func, kAny));
+  const ScheduleCleanup composed{.sink_vector_producers = lowering == Lowering::Nanokernel,
+                                 .lower_multi_reduction = plan.split.ways > 1};
+  w.endSequence(kComposeSequence, "Accumulators hoisted, nanokernels composed. Then the compiler applies " +
+                                      composed.describe() + ".");
+  schedule.steps.push_back({kComposeSequence, composed});
+  schedule.script = w.module();
+  return schedule;
+}
 
-  return fmt::format(
-      "module attributes {{transform.with_named_sequence}} {{\n"
-      "  transform.named_sequence @__transform_main(%root: {} {{transform.readonly}}) {{\n"
-      "{}"
-      "    transform.yield\n"
-      "  }}\n"
-      "}}\n",
-      kAny, w.body());
+std::string ScheduleCleanup::describe() const {
+  std::vector<std::string> patterns = {"canonicalization"};
+  if (fold_tensor_subsets) patterns.emplace_back("tensor.fold_tensor_subset_ops_into_vector_transfers");
+  if (fold_arith_extension) patterns.emplace_back("vector.fold_arith_extension");
+  if (sink_vector_producers) patterns.emplace_back("x86vector.sink_vector_producer_ops");
+  if (lower_multi_reduction) patterns.emplace_back("vector.lower_multi_reduction innerparallel");
+  return fmt::format("{}, then CSE", fmt::join(patterns, " + "));
 }
 
 }  // namespace nkbench::mlir_backend

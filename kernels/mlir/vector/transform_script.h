@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "harness/core/problem.h"
 #include "kernels/mlir/vector/register_block_plan.h"
@@ -20,7 +21,31 @@ enum class Lowering {
   GenericVector,
 };
 
-// A `module attributes {transform.with_named_sequence}` holding @__transform_main.
-std::string buildTransformScript(const Problem& brgemm, const RegisterBlockPlan& plan, Lowering lowering);
+// What the compiler applies to the payload after one of the script's sequences:
+// canonicalization with these pattern groups, then CSE. As transform.apply_patterns,
+// it would gather every dialect's canonicalization patterns on each run (as costly
+// as applying them) and simplify regions, which finds nothing in a kernel of
+// structured loops (schedule_cleanups.h).
+struct ScheduleCleanup {
+  bool fold_tensor_subsets = false;    // tensor slices folded into the transfers that read and write them
+  bool fold_arith_extension = false;   // bf16: the widening to f32 folded into the contraction
+  bool sink_vector_producers = false;  // x86vector: each operand's load moved next to its nanokernel
+  bool lower_multi_reduction = false;  // a split reduction's partial sums added lane-parallel
+  // "canonicalization + ..., then CSE", as the script's comments name it.
+  std::string describe() const;
+};
+
+struct TransformSchedule {
+  // A `module attributes {transform.with_named_sequence}` holding the sequences,
+  // each with a comment that names the clean-up after it.
+  std::string script;
+  struct Step {
+    std::string sequence;  // entry point for the transform interpreter
+    ScheduleCleanup cleanup;
+  };
+  std::vector<Step> steps;  // in order
+};
+
+TransformSchedule buildTransformSchedule(const Problem& brgemm, const RegisterBlockPlan& plan, Lowering lowering);
 
 }  // namespace nkbench::mlir_backend

@@ -50,6 +50,64 @@ Offset decompose(mlir::OpFoldResult offset) {
   }
 }
 
+// A slice's unit-stride extent per dimension: where it starts and how far it reaches.
+struct Extents {
+  llvm::SmallVector<mlir::OpFoldResult, 4> offsets;
+  llvm::SmallVector<std::int64_t, 4> sizes;
+};
+
+// Straight from a transfer's indices: the models answer for every pair of
+// transfers that hoisting and bufferization ask about, and building index
+// attributes for a HyperrectangularSlice per question cost more than relating it.
+template <typename TransferOp>
+Extents extentsOf(TransferOp transfer) {
+  Extents extents;
+  for (mlir::Value index : transfer.getIndices()) extents.offsets.push_back(index);
+  extents.sizes = transfer.getTransferChunkAccessed();
+  return extents;
+}
+
+// nullopt where some size or stride is not a constant, or a stride is not 1.
+std::optional<Extents> extentsOf(const mlir::HyperrectangularSlice& slice) {
+  Extents extents;
+  extents.offsets.assign(slice.getMixedOffsets().begin(), slice.getMixedOffsets().end());
+  for (std::size_t d = 0; d < extents.offsets.size(); ++d) {
+    const std::optional<std::int64_t> size = mlir::getConstantIntValue(slice.getMixedSizes()[d]);
+    if (!size || !mlir::isOneInteger(slice.getMixedStrides()[d])) return std::nullopt;
+    extents.sizes.push_back(*size);
+  }
+  return extents;
+}
+
+std::optional<Extents> extentsOf(mlir::Operation* op) {
+  if (auto read = llvm::dyn_cast<mlir::vector::TransferReadOp>(op)) return extentsOf(read);
+  if (auto write = llvm::dyn_cast<mlir::vector::TransferWriteOp>(op)) return extentsOf(write);
+  mlir::FailureOr<mlir::HyperrectangularSlice> slice =
+      llvm::cast<mlir::SubsetOpInterface>(op).getAccessedHyperrectangularSlice();
+  if (mlir::failed(slice)) return std::nullopt;
+  return extentsOf(*slice);
+}
+
+SliceRelation relateExtents(const Extents& a, const Extents& b) {
+  if (a.offsets.size() != b.offsets.size()) return SliceRelation::Unknown;
+  bool equal = true, known = true;
+  for (std::size_t d = 0; d < a.offsets.size(); ++d) {
+    const Offset a_offset = decompose(a.offsets[d]), b_offset = decompose(b.offsets[d]);
+    if (a_offset.base != b_offset.base) {
+      known = false;
+      continue;
+    }
+    std::int64_t a_end = 0, b_end = 0;
+    if (__builtin_add_overflow(a_offset.constant, a.sizes[d], &a_end) ||
+        __builtin_add_overflow(b_offset.constant, b.sizes[d], &b_end))
+      return SliceRelation::Unknown;
+    if (a_end <= b_offset.constant || b_end <= a_offset.constant) return SliceRelation::Disjoint;
+    equal = equal && a_offset.constant == b_offset.constant && a.sizes[d] == b.sizes[d];
+  }
+  if (!known) return SliceRelation::Unknown;
+  return equal ? SliceRelation::Equal : SliceRelation::Overlapping;
+}
+
 template <typename TransferOp>
 struct TransferSubset : mlir::SubsetOpInterface::ExternalModel<TransferSubset<TransferOp>, TransferOp> {
   mlir::FailureOr<mlir::HyperrectangularSlice> getAccessedHyperrectangularSlice(mlir::Operation* op) const {
@@ -85,10 +143,10 @@ struct TransferSubset : mlir::SubsetOpInterface::ExternalModel<TransferSubset<Tr
   static SliceRelation relate(mlir::Operation* op, mlir::SubsetOpInterface candidate,
                               llvm::function_ref<bool(mlir::Value, mlir::Value)> equivalent) {
     auto self = llvm::cast<mlir::SubsetOpInterface>(op);
-    mlir::FailureOr<mlir::HyperrectangularSlice> other = candidate.getAccessedHyperrectangularSlice();
-    if (mlir::failed(other) || !equivalent(self.getTensorContainer(), candidate.getTensorContainer()))
-      return SliceRelation::Overlapping;
-    return relateSlices(*self.getAccessedHyperrectangularSlice(), *other);
+    if (!equivalent(self.getTensorContainer(), candidate.getTensorContainer())) return SliceRelation::Overlapping;
+    const std::optional<Extents> other = extentsOf(candidate.getOperation());
+    if (!other) return SliceRelation::Unknown;
+    return relateExtents(extentsOf(llvm::cast<TransferOp>(op)), *other);
   }
 };
 
@@ -115,28 +173,9 @@ struct TransferWriteInsertion
 }  // namespace
 
 SliceRelation relateSlices(const mlir::HyperrectangularSlice& a, const mlir::HyperrectangularSlice& b) {
-  const auto a_offsets = a.getMixedOffsets(), b_offsets = b.getMixedOffsets();
-  if (a_offsets.size() != b_offsets.size()) return SliceRelation::Unknown;
-  bool equal = true, known = true;
-  for (std::size_t d = 0; d < a_offsets.size(); ++d) {
-    const std::optional<std::int64_t> a_size = mlir::getConstantIntValue(a.getMixedSizes()[d]);
-    const std::optional<std::int64_t> b_size = mlir::getConstantIntValue(b.getMixedSizes()[d]);
-    if (!a_size || !b_size || !mlir::isOneInteger(a.getMixedStrides()[d]) || !mlir::isOneInteger(b.getMixedStrides()[d]))
-      return SliceRelation::Unknown;
-    const Offset a_offset = decompose(a_offsets[d]), b_offset = decompose(b_offsets[d]);
-    if (a_offset.base != b_offset.base) {
-      known = false;
-      continue;
-    }
-    std::int64_t a_end = 0, b_end = 0;
-    if (__builtin_add_overflow(a_offset.constant, *a_size, &a_end) ||
-        __builtin_add_overflow(b_offset.constant, *b_size, &b_end))
-      return SliceRelation::Unknown;
-    if (a_end <= b_offset.constant || b_end <= a_offset.constant) return SliceRelation::Disjoint;
-    equal = equal && a_offset.constant == b_offset.constant && *a_size == *b_size;
-  }
-  if (!known) return SliceRelation::Unknown;
-  return equal ? SliceRelation::Equal : SliceRelation::Overlapping;
+  const std::optional<Extents> a_extents = extentsOf(a), b_extents = extentsOf(b);
+  if (!a_extents || !b_extents) return SliceRelation::Unknown;
+  return relateExtents(*a_extents, *b_extents);
 }
 
 void registerTransferSubsetModels(mlir::DialectRegistry& registry) {

@@ -1,0 +1,62 @@
+#include "kernels/mlir/vector/schedule_cleanups.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Dialect/X86Vector/Transforms.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace nkbench::mlir_backend {
+namespace {
+
+unsigned bitsOf(const ScheduleCleanup& cleanup) {
+  return (cleanup.fold_tensor_subsets ? 1u : 0u) | (cleanup.fold_arith_extension ? 2u : 0u) |
+         (cleanup.sink_vector_producers ? 4u : 0u) | (cleanup.lower_multi_reduction ? 8u : 0u);
+}
+
+// What transform.apply_patterns.canonicalization gathers: every loaded dialect's
+// patterns and every registered op's.
+void addCanonicalization(mlir::MLIRContext& context, mlir::RewritePatternSet& patterns) {
+  for (mlir::Dialect* dialect : context.getLoadedDialects()) dialect->getCanonicalizationPatterns(patterns);
+  for (mlir::RegisteredOperationName op : context.getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, &context);
+}
+
+}  // namespace
+
+const mlir::FrozenRewritePatternSet& ScheduleCleanups::patternsFor(const ScheduleCleanup& cleanup) {
+  const std::size_t loaded = context_.getLoadedDialects().size();
+  const auto found = sets_.find(bitsOf(cleanup));
+  if (found != sets_.end() && found->second.loaded_dialects == loaded) return found->second.patterns;
+  // In the order transform.apply_patterns listed them: equal benefits are tried in that order.
+  mlir::RewritePatternSet patterns(&context_);
+  if (cleanup.fold_tensor_subsets) mlir::tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+  if (cleanup.fold_arith_extension) mlir::vector::populateFoldArithExtensionPatterns(patterns);
+  if (cleanup.sink_vector_producers) mlir::x86vector::populateSinkVectorProducerOpsPatterns(patterns);
+  if (cleanup.lower_multi_reduction)
+    mlir::vector::populateVectorMultiReductionLoweringPatterns(patterns,
+                                                               mlir::vector::VectorMultiReductionLowering::InnerParallel);
+  addCanonicalization(context_, patterns);
+  PatternSet& set = sets_.insert_or_assign(bitsOf(cleanup), PatternSet{loaded, std::move(patterns)}).first->second;
+  return set.patterns;
+}
+
+void ScheduleCleanups::apply(mlir::ModuleOp module, const ScheduleCleanup& cleanup) {
+  const mlir::FrozenRewritePatternSet& patterns = patternsFor(cleanup);
+  mlir::GreedyRewriteConfig config;
+  config.setRegionSimplificationLevel(mlir::GreedySimplifyRegionLevel::Disabled);
+  mlir::IRRewriter rewriter(&context_);
+  for (mlir::func::FuncOp function : module.getOps<mlir::func::FuncOp>()) {
+    // Not converging within the driver's iterations leaves valid IR, only less
+    // simplified: the kernel is still verified, and its machine code is what counts.
+    (void)mlir::applyPatternsGreedily(function, patterns, config);
+    mlir::DominanceInfo dominance;
+    mlir::eliminateCommonSubExpressions(rewriter, dominance, function);
+  }
+}
+
+}  // namespace nkbench::mlir_backend
