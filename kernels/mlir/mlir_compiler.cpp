@@ -17,6 +17,8 @@
 #include "kernels/mlir/jit/kernel_cache.h"
 #include "kernels/mlir/jit/kernel_jit.h"
 #include "kernels/mlir/jit/llvm_middle_end.h"
+#include "kernels/mlir/jit/object_emitter.h"
+#include "kernels/mlir/lowering/scalar_to_llvm.h"
 #include "kernels/mlir/vector/rewrites/batch_prefetch.h"
 #include "kernels/mlir/vector/rewrites/edge_masks.h"
 #include "kernels/mlir/vector/rewrites/zero_fills.h"
@@ -56,21 +58,20 @@ namespace nkbench::mlir_backend {
 namespace {
 
 // After the schedule: bufferize. The partial sums of a reduction split (a few KiB)
-// live on the stack, not the heap. The trailing canonicalize removes a self-copy
-// (memref.copy %x, %x) that bufferization leaves. Region simplification finds
-// nothing in a kernel of structured loops; it cost a tenth of the pipeline.
+// live on the stack, not the heap. The canonicalize after CSE removes a self-copy
+// (memref.copy %x, %x) that bufferization leaves; one before CSE changed no
+// kernel's machine code and cost a sixth of the pipeline. Region simplification
+// finds nothing in a kernel of structured loops; it cost a tenth.
 constexpr const char* kBufferizePipeline =
     "one-shot-bufferize,func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=65536}),"
-    "canonicalize{region-simplify=disabled},cse,canonicalize{region-simplify=disabled}";
+    "cse,canonicalize{region-simplify=disabled}";
 
 // Then lower everything to the LLVM dialect: full-unroll keeps n-D transfers out
 // of stack buffers; enable-x86vector lowers x86vector ops instead of leaving them
 // behind; the bare-pointer convention makes the kernel a C function of three pointers.
 constexpr const char* kToLlvmPipeline =
     "convert-vector-to-scf{full-unroll=true},convert-scf-to-cf,expand-strided-metadata,lower-affine,"
-    "convert-vector-to-llvm{enable-x86vector=true},finalize-memref-to-llvm,convert-math-to-llvm,"
-    "convert-arith-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},convert-cf-to-llvm,"
-    "convert-ub-to-llvm,reconcile-unrealized-casts";
+    "convert-vector-to-llvm{enable-x86vector=true},nkbench-scalar-to-llvm,reconcile-unrealized-casts";
 
 void initializeOnce() {
   static std::once_flag once;
@@ -79,6 +80,7 @@ void initializeOnce() {
     llvm::InitializeNativeTargetAsmPrinter();
     mlir::registerAllPasses();
     registerEdgeMaskPass();
+    registerScalarToLlvmPass();
     registerZeroFillsPass();
   });
 }
@@ -198,12 +200,13 @@ std::unique_ptr<llvm::Module> optimizedModule(mlir::ModuleOp module, llvm::LLVMC
   return llvm_module;
 }
 
-// Machine code of `module`, as an object file or as assembly text.
-std::string emitCode(llvm::Module& module, llvm::TargetMachine& machine, llvm::CodeGenFileType type) {
+// Machine code of `module` as assembly text (`show`; kernels run ObjectEmitter's objects).
+std::string emitAssembly(llvm::Module& module, llvm::TargetMachine& machine) {
   llvm::SmallString<0> code;
   llvm::raw_svector_ostream os(code);
   llvm::legacy::PassManager passes;
-  if (machine.addPassesToEmitFile(passes, os, nullptr, type)) throw Error("mlir: the target cannot emit its code");
+  if (machine.addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    throw Error("mlir: the target cannot emit assembly");
   passes.run(module);
   return std::string(code);
 }
@@ -293,6 +296,7 @@ struct MlirCompiler::Impl {
     code_generator = targetMachine();
     // Features the cap disables take the ones that build on them along (avx512bf16 with avx512f).
     native_bf16_rounding = code_generator->getMCSubtargetInfo()->checkFeatures("+avx512bf16");
+    object_emitter = std::make_unique<ObjectEmitter>(*code_generator);
     // Code is only run for the host: a compiler for a named CPU makes no JIT.
     if (host_target) jit = std::make_unique<KernelJit>(target);
   }
@@ -321,6 +325,7 @@ struct MlirCompiler::Impl {
   mlir::MLIRContext context;
   llvm::orc::JITTargetMachineBuilder target{llvm::Triple()};
   std::unique_ptr<llvm::TargetMachine> code_generator;  // one kernel at a time
+  std::unique_ptr<ObjectEmitter> object_emitter;        // its object code
   std::unique_ptr<KernelJit> jit;
   std::map<std::string, std::unique_ptr<mlir::PassManager>> pipelines;  // by pipeline text
   ScheduleCleanups cleanups{context};
@@ -336,6 +341,18 @@ struct MlirCompiler::Impl {
     return *flatten_transfers;
   }
   std::optional<mlir::FrozenRewritePatternSet> flatten_transfers;
+  // Built once per compiler, as flattenTransfers.
+  const mlir::FrozenRewritePatternSet& castAwayLeadingUnitDims() {
+    if (!cast_away) {
+      mlir::RewritePatternSet patterns(&context);
+      mlir::vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+      mlir::vector::ShapeCastOp::getCanonicalizationPatterns(patterns, &context);
+      mlir::vector::BroadcastOp::getCanonicalizationPatterns(patterns, &context);
+      cast_away.emplace(std::move(patterns));
+    }
+    return *cast_away;
+  }
+  std::optional<mlir::FrozenRewritePatternSet> cast_away;
   // LLVM rounds f32 to bf16 with vcvtneps2bf16: to nearest even as toBFloat16
   // does, except that denormal inputs and results become zero (as in vdpbf16ps).
   bool native_bf16_rounding = false;
@@ -430,6 +447,7 @@ std::string MlirCompiler::cacheKey(const Source& source, const Problem& p, const
       {"bufferize", kBufferizePipeline},
       {"to llvm", kToLlvmPipeline},
       {"flatten bf16 transfers", "512 bits"},
+      {"leading unit dims", "cast away before lowering"},
       {"native bf16 rounding", impl_->native_bf16_rounding ? "yes" : "no"},
       {"llvm optimization", std::string(describe(source.middleEnd())) + ", code generation aggressive"},
       {"function alignment", std::to_string(kKernelAlignmentBytes)},
@@ -493,6 +511,13 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
   // unit-dim patterns that come with them may leave shape_casts, which the lowering folds.
   if (plan.nanokernel == NanokernelKind::Bf16Dot) mlir::walkAndApplyPatterns(*module, impl_->flattenTransfers());
   expandBf16RoundingIfNeeded(*module, p, fail);
+  // A register block's rows (vector<1x16>) and its operands' broadcast elements
+  // (vector<1x1x1>) are n-D transfers, which convert-vector-to-scf unrolls and
+  // convert-vector-to-llvm carries as LLVM arrays. As 1-D transfers (a broadcast
+  // or extract beside each, which the shape casts around the nanokernels fold
+  // away) the lowering cost a tenth less, for the same machine code. One walk:
+  // the ops it creates are what the lowering handles anyway.
+  mlir::walkAndApplyPatterns(*module, impl_->castAwayLeadingUnitDims());
   runPipeline(*module, kToLlvmPipeline, "lowering to LLVM", fail);
   verifyLowered(*module, fail);
   const OpCounts lowered = countOps(*module);
@@ -604,9 +629,9 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
   clock.lap();
   if (stages) {
     std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*module);
-    stages->assembly = emitCode(*copy, *impl_->code_generator, llvm::CodeGenFileType::AssemblyFile);
+    stages->assembly = emitAssembly(*copy, *impl_->code_generator);
   }
-  const std::string object = emitCode(*module, *impl_->code_generator, llvm::CodeGenFileType::ObjectFile);
+  const std::string object = impl_->object_emitter->emit(*module);
   times.codegen = clock.lap();
   if (cache.enabled()) cache.store(key, {metadataOf(lowered.evidence, lowered.register_blocks, lowered.tiles), object});
   times.cache += clock.lap();
@@ -629,7 +654,7 @@ CompilationStages MlirCompiler::generate(const Problem& p, const Schedule& sched
   std::unique_ptr<llvm::Module> module =
       optimizedModule(*lowered.module, llvm_context, *impl_->code_generator, source.middleEnd(), stages.times);
   clock.lap();
-  stages.assembly = emitCode(*module, *impl_->code_generator, llvm::CodeGenFileType::AssemblyFile);
+  stages.assembly = emitAssembly(*module, *impl_->code_generator);
   stages.times.codegen = clock.lap();
   return stages;
 }

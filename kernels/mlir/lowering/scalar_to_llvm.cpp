@@ -1,0 +1,73 @@
+#include "kernels/mlir/lowering/scalar_to_llvm.h"
+
+#include <memory>
+#include <optional>
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/LoweringOptions.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace nkbench::mlir_backend {
+namespace {
+
+class ScalarToLlvmPass final : public mlir::PassWrapper<ScalarToLlvmPass, mlir::OperationPass<mlir::ModuleOp>> {
+ public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ScalarToLlvmPass)
+  llvm::StringRef getArgument() const override { return kScalarToLlvmPass; }
+  llvm::StringRef getDescription() const override {
+    return "memref, arith, func (bare pointers), cf, ub and math to the LLVM dialect in one conversion";
+  }
+  void getDependentDialects(mlir::DialectRegistry& registry) const override {
+    registry.insert<mlir::LLVM::LLVMDialect>();
+  }
+
+  llvm::LogicalResult initialize(mlir::MLIRContext* context) override {
+    mlir::LowerToLLVMOptions options(context);
+    options.useBarePtrCallConv = true;
+    converter_ = std::make_shared<mlir::LLVMTypeConverter>(context, options);
+    mlir::RewritePatternSet patterns(context);
+    mlir::populateFinalizeMemRefToLLVMConversionPatterns(*converter_, patterns);
+    mlir::populateMathToLLVMConversionPatterns(*converter_, patterns);
+    mlir::arith::populateArithToLLVMConversionPatterns(*converter_, patterns);
+    mlir::populateFuncToLLVMConversionPatterns(*converter_, patterns);
+    mlir::cf::populateControlFlowToLLVMConversionPatterns(*converter_, patterns);
+    mlir::ub::populateUBToLLVMConversionPatterns(*converter_, patterns);
+    patterns_.emplace(std::move(patterns));
+    return llvm::success();
+  }
+
+  void runOnOperation() override {
+    mlir::LLVMConversionTarget target(getContext());
+    // Casts between the lowered vector ops and what this conversion lowers are
+    // reconciled after it (reconcile-unrealized-casts), as after the upstream passes.
+    target.addLegalOp<mlir::UnrealizedConversionCastOp>();
+    if (mlir::failed(mlir::applyPartialConversion(getOperation(), target, *patterns_))) signalPassFailure();
+  }
+
+ private:
+  std::shared_ptr<mlir::LLVMTypeConverter> converter_;  // the patterns refer to it
+  std::optional<mlir::FrozenRewritePatternSet> patterns_;
+};
+
+}  // namespace
+
+void registerScalarToLlvmPass() {
+  static const bool registered = [] {
+    mlir::PassRegistration<ScalarToLlvmPass>();
+    return true;
+  }();
+  (void)registered;
+}
+
+}  // namespace nkbench::mlir_backend
