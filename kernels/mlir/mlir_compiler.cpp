@@ -639,7 +639,6 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
                                kKernelFunction);
   times.link = clock.lap();
   if (stages) stages->times = times;
-  if (getenv("NKB_TIMES")) fprintf(stderr, "TIMES %s\n", times.describe().c_str());
   return std::make_unique<JitKernel>(std::move(code), std::move(lowered.evidence), std::move(lowered.register_blocks),
                                      std::move(lowered.tiles), times,
                                      cache.enabled() ? KernelCacheUse::Miss : KernelCacheUse::Off);
