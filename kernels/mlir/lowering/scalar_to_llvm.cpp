@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 
+#include "kernels/mlir/dialect_registry.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
@@ -62,12 +63,6 @@ class ScalarToLlvmPass final : public mlir::PassWrapper<ScalarToLlvmPass, mlir::
 
 }  // namespace
 
-void registerScalarToLlvmPass() {
-  static const bool registered = [] {
-    mlir::PassRegistration<ScalarToLlvmPass>();
-    return true;
-  }();
-  (void)registered;
-}
+void registerScalarToLlvmPass() { registerPassOnce<ScalarToLlvmPass>(); }
 
 }  // namespace nkbench::mlir_backend

@@ -1,5 +1,6 @@
 #include "kernels/mlir/vector/rewrites/edge_masks.h"
 
+#include "kernels/mlir/dialect_registry.h"
 #include "kernels/mlir/vector/payload_ir.h"
 
 #include <optional>
@@ -208,12 +209,6 @@ class EdgeMaskPass final : public mlir::PassWrapper<EdgeMaskPass, mlir::Operatio
 
 }  // namespace
 
-void registerEdgeMaskPass() {
-  static const bool registered = [] {
-    mlir::PassRegistration<EdgeMaskPass>();
-    return true;
-  }();
-  (void)registered;
-}
+void registerEdgeMaskPass() { registerPassOnce<EdgeMaskPass>(); }
 
 }  // namespace nkbench::mlir_backend

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "kernels/mlir/dialect_registry.h"
 #include "kernels/mlir/vector/rewrites/tensor_boxes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -207,12 +208,6 @@ class ZeroFillsPass final : public mlir::PassWrapper<ZeroFillsPass, mlir::Operat
 
 }  // namespace
 
-void registerZeroFillsPass() {
-  static const bool registered = [] {
-    mlir::PassRegistration<ZeroFillsPass>();
-    return true;
-  }();
-  (void)registered;
-}
+void registerZeroFillsPass() { registerPassOnce<ZeroFillsPass>(); }
 
 }  // namespace nkbench::mlir_backend
