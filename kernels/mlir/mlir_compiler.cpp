@@ -200,6 +200,18 @@ std::unique_ptr<llvm::Module> optimizedModule(mlir::ModuleOp module, llvm::LLVMC
   return llvm_module;
 }
 
+// Whether every transfer's leading unit dimensions, those the cast-away rewrite
+// drops (all but the last dimension), are in bounds.
+bool leadingUnitDimsInBounds(mlir::ModuleOp module) {
+  const mlir::WalkResult walk = module.walk([](mlir::VectorTransferOpInterface transfer) {
+    const mlir::VectorType type = transfer.getVectorType();
+    for (std::int64_t d = 0; d + 1 < type.getRank() && type.getDimSize(d) == 1; ++d)
+      if (!transfer.isDimInBounds(static_cast<unsigned>(d))) return mlir::WalkResult::interrupt();
+    return mlir::WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
+}
+
 // Machine code of `module` as assembly text (`show`; kernels run ObjectEmitter's objects).
 std::string emitAssembly(llvm::Module& module, llvm::TargetMachine& machine) {
   llvm::SmallString<0> code;
@@ -328,7 +340,7 @@ struct MlirCompiler::Impl {
   std::unique_ptr<ObjectEmitter> object_emitter;        // its object code
   std::unique_ptr<KernelJit> jit;
   std::map<std::string, std::unique_ptr<mlir::PassManager>> pipelines;  // by pipeline text
-  ScheduleCleanups cleanups{context};
+  ScheduleCleanupRunner cleanups{context};
 
   // Built once per compiler: freezing the pattern set cost a third of applying it.
   const mlir::FrozenRewritePatternSet& flattenTransfers() {
@@ -485,8 +497,10 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
   times.parse += clock.lap();
 
   for (const TransformSchedule::Step& step : source.schedule.steps) {
-    runPipeline(*module, "transform-interpreter{entry-point=" + step.sequence + "}", "the transform schedule", fail);
-    impl_->cleanups.apply(*module, step.cleanup);
+    runPipeline(*module, "transform-interpreter{entry-point=" + step.sequence + "}",
+                "the transform schedule (@" + step.sequence + ")", fail);
+    if (mlir::failed(impl_->cleanups.apply(*module, step.cleanup)))
+      throw fail("the clean-up after @" + step.sequence + " (" + step.cleanup.describe() + ")");
   }
   // The schedule has been applied: drop it before lowering the payload.
   for (auto nested : llvm::make_early_inc_range(module->getBody()->getOps<mlir::ModuleOp>()))
@@ -517,7 +531,10 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
   // or extract beside each, which the shape casts around the nanokernels fold
   // away) the lowering cost a tenth less, for the same machine code. One walk:
   // the ops it creates are what the lowering handles anyway.
-  mlir::walkAndApplyPatterns(*module, impl_->castAwayLeadingUnitDims());
+  // Upstream's rewrite keeps only the remaining dimensions' in_bounds: a transfer
+  // out of bounds in a dimension it drops would lose its bounds check, so such a
+  // kernel keeps its n-D transfers.
+  if (leadingUnitDimsInBounds(*module)) mlir::walkAndApplyPatterns(*module, impl_->castAwayLeadingUnitDims());
   runPipeline(*module, kToLlvmPipeline, "lowering to LLVM", fail);
   verifyLowered(*module, fail);
   const OpCounts lowered = countOps(*module);

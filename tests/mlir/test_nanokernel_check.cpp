@@ -130,6 +130,9 @@ TEST(TransformScript, NanokernelScriptRewritesContractionsAndGenericDoesNot) {
   }
   EXPECT_TRUE(nano_schedule.steps[1].cleanup.sink_vector_producers);
   EXPECT_FALSE(generic_schedule.steps[1].cleanup.sink_vector_producers);
+  EXPECT_FALSE(nano_schedule.steps[0].cleanup.fold_arith_extension) << "f32 has no extension to fold";
+  EXPECT_EQ(plan.split.ways, 1);
+  EXPECT_FALSE(nano_schedule.steps[1].cleanup.lower_multi_reduction) << "no partial sums to add";
 }
 
 // A bf16 C: the kernel sums in an f32 buffer on its stack, widens C into it under
@@ -147,7 +150,8 @@ TEST(TransformScript, Bf16CIsWidenedAndRoundedByVectorizedConversions) {
     p.accumulate = accumulate;
     const RegisterBlockPlan plan = planRegisterBlocks(p, selectSchedule(Isa::Avx512Bf16, DType::BF16));
     const std::string payload = buildPayload(p, plan);
-    const std::string script = buildTransformSchedule(p, plan, Lowering::Nanokernel).script;
+    const TransformSchedule schedule = buildTransformSchedule(p, plan, Lowering::Nanokernel);
+    const std::string& script = schedule.script;
     EXPECT_NE(payload.find("%C: memref<8x32xbf16>"), std::string::npos);
     EXPECT_NE(payload.find("memref.alloca() {alignment = 64 : i64, nkbench.c_sum} : memref<8x32xf32>"), std::string::npos);
     EXPECT_NE(payload.find("arith.truncf"), std::string::npos);
@@ -155,6 +159,7 @@ TEST(TransformScript, Bf16CIsWidenedAndRoundedByVectorizedConversions) {
     EXPECT_EQ(script.find(kCPrologue) != std::string::npos, accumulate);
     EXPECT_NE(script.find(kCEpilogue), std::string::npos);
     EXPECT_NE(script.find("tile_sizes [1, 16]"), std::string::npos);
+    EXPECT_TRUE(schedule.steps.front().cleanup.fold_arith_extension) << "the widening folds into the dot product";
   }
 }
 

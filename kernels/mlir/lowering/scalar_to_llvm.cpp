@@ -13,7 +13,13 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
@@ -43,6 +49,7 @@ class ScalarToLlvmPass final : public mlir::PassWrapper<ScalarToLlvmPass, mlir::
     mlir::arith::populateArithToLLVMConversionPatterns(*converter_, patterns);
     mlir::populateFuncToLLVMConversionPatterns(*converter_, patterns);
     mlir::cf::populateControlFlowToLLVMConversionPatterns(*converter_, patterns);
+    mlir::cf::populateAssertToLLVMConversionPattern(*converter_, patterns);  // as convert-cf-to-llvm
     mlir::ub::populateUBToLLVMConversionPatterns(*converter_, patterns);
     patterns_.emplace(std::move(patterns));
     return llvm::success();
@@ -53,11 +60,16 @@ class ScalarToLlvmPass final : public mlir::PassWrapper<ScalarToLlvmPass, mlir::
     // Casts between the lowered vector ops and what this conversion lowers are
     // reconciled after it (reconcile-unrealized-casts), as after the upstream passes.
     target.addLegalOp<mlir::UnrealizedConversionCastOp>();
+    // An op of these left unconverted fails here, named, not later in translation.
+    target.addIllegalDialect<mlir::memref::MemRefDialect, mlir::arith::ArithDialect, mlir::func::FuncDialect,
+                             mlir::cf::ControlFlowDialect, mlir::ub::UBDialect, mlir::math::MathDialect>();
     if (mlir::failed(mlir::applyPartialConversion(getOperation(), target, *patterns_))) signalPassFailure();
   }
 
  private:
-  std::shared_ptr<mlir::LLVMTypeConverter> converter_;  // the patterns refer to it
+  // The patterns refer to it; shared with the clones a pass manager makes of the pass.
+  std::shared_ptr<mlir::LLVMTypeConverter> converter_;
+  // No SymbolTableCollection goes into these patterns: it would outlive the module it was built for.
   std::optional<mlir::FrozenRewritePatternSet> patterns_;
 };
 

@@ -1,8 +1,9 @@
 // The last conversion to the LLVM dialect, after the vector dialect's: memref,
-// arith, func, cf, ub and math in one partial conversion, with their patterns
-// frozen once per pass instance (the compiler keeps its pipelines, so once per
-// compiler). Run as six upstream passes, each walked the whole kernel and froze
-// its patterns again: about a quarter of the lowering's time. Functions take
+// arith, func, cf (with cf.assert), ub and math in one partial conversion, the
+// patterns frozen when the pass initializes (the compiler keeps its pipelines:
+// once, and again only after a dialect loads). Run as the six upstream passes,
+// each walked the whole kernel and froze its patterns again: about a quarter
+// of the lowering's time. Functions take
 // bare pointers (use-bare-ptr-memref-call-conv): a kernel is a C function of
 // its operands' base addresses.
 #pragma once

@@ -1,7 +1,11 @@
 #include "kernels/mlir/vector/schedule_cleanups.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Dialect/X86Vector/Transforms.h"
@@ -28,11 +32,21 @@ void addCanonicalization(mlir::MLIRContext& context, mlir::RewritePatternSet& pa
 
 }  // namespace
 
-const mlir::FrozenRewritePatternSet& ScheduleCleanups::patternsFor(const ScheduleCleanup& cleanup) {
-  const std::size_t loaded = context_.getLoadedDialects().size();
+ScheduleCleanupRunner::ScheduleCleanupRunner(mlir::MLIRContext& context) : context_(context) {
+  context_.loadDialect<mlir::affine::AffineDialect, mlir::arith::ArithDialect, mlir::tensor::TensorDialect,
+                       mlir::vector::VectorDialect>();
+}
+
+ScheduleCleanupRunner::ContextShape ScheduleCleanupRunner::shapeNow() {
+  return {context_.getLoadedDialects().size(), context_.getRegisteredOperations().size()};
+}
+
+const mlir::FrozenRewritePatternSet& ScheduleCleanupRunner::patternsFor(const ScheduleCleanup& cleanup) {
+  const ContextShape shape = shapeNow();
   const auto found = sets_.find(bitsOf(cleanup));
-  if (found != sets_.end() && found->second.loaded_dialects == loaded) return found->second.patterns;
-  // In the order transform.apply_patterns listed them: equal benefits are tried in that order.
+  if (found != sets_.end() && found->second.shape == shape) return found->second.patterns;
+  // In the order transform.apply_patterns listed them, canonicalization last:
+  // equal benefits are tried in that order.
   mlir::RewritePatternSet patterns(&context_);
   if (cleanup.fold_tensor_subsets) mlir::tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
   if (cleanup.fold_arith_extension) mlir::vector::populateFoldArithExtensionPatterns(patterns);
@@ -41,22 +55,21 @@ const mlir::FrozenRewritePatternSet& ScheduleCleanups::patternsFor(const Schedul
     mlir::vector::populateVectorMultiReductionLoweringPatterns(patterns,
                                                                mlir::vector::VectorMultiReductionLowering::InnerParallel);
   addCanonicalization(context_, patterns);
-  PatternSet& set = sets_.insert_or_assign(bitsOf(cleanup), PatternSet{loaded, std::move(patterns)}).first->second;
+  PatternSet& set = sets_.insert_or_assign(bitsOf(cleanup), PatternSet{shape, std::move(patterns)}).first->second;
   return set.patterns;
 }
 
-void ScheduleCleanups::apply(mlir::ModuleOp module, const ScheduleCleanup& cleanup) {
+mlir::LogicalResult ScheduleCleanupRunner::apply(mlir::ModuleOp module, const ScheduleCleanup& cleanup) {
   const mlir::FrozenRewritePatternSet& patterns = patternsFor(cleanup);
   mlir::GreedyRewriteConfig config;
   config.setRegionSimplificationLevel(mlir::GreedySimplifyRegionLevel::Disabled);
   mlir::IRRewriter rewriter(&context_);
   for (mlir::func::FuncOp function : module.getOps<mlir::func::FuncOp>()) {
-    // Not converging within the driver's iterations leaves valid IR, only less
-    // simplified: the kernel is still verified, and its machine code is what counts.
-    (void)mlir::applyPatternsGreedily(function, patterns, config);
+    if (mlir::failed(mlir::applyPatternsGreedily(function, patterns, config))) return mlir::failure();
     mlir::DominanceInfo dominance;
     mlir::eliminateCommonSubExpressions(rewriter, dominance, function);
   }
+  return mlir::success();
 }
 
 }  // namespace nkbench::mlir_backend

@@ -15,18 +15,28 @@
 
 namespace nkbench::mlir_backend {
 
-class ScheduleCleanups {
+class ScheduleCleanupRunner {
  public:
-  explicit ScheduleCleanups(mlir::MLIRContext& context) : context_(context) {}
+  // Loads the dialects whose ops the patterns create (affine.apply, when
+  // slices fold into transfers), which the payload need not load itself.
+  explicit ScheduleCleanupRunner(mlir::MLIRContext& context);
 
-  // Applies `cleanup` to every function of `module`.
-  void apply(mlir::ModuleOp module, const ScheduleCleanup& cleanup);
+  // Applies `cleanup` to every function of `module`. Fails, as
+  // transform.apply_patterns does, where the rewrites do not settle.
+  mlir::LogicalResult apply(mlir::ModuleOp module, const ScheduleCleanup& cleanup);
 
  private:
+  // What canonicalization gathers from: a dialect loaded or an op registered
+  // since a set was frozen means freezing it again.
+  struct ContextShape {
+    std::size_t dialects = 0, operations = 0;
+    bool operator==(const ContextShape&) const = default;
+  };
   struct PatternSet {
-    std::size_t loaded_dialects = 0;  // canonicalization covers these: a dialect loaded since means a new set
+    ContextShape shape;
     mlir::FrozenRewritePatternSet patterns;
   };
+  ContextShape shapeNow();
   const mlir::FrozenRewritePatternSet& patternsFor(const ScheduleCleanup& cleanup);
 
   mlir::MLIRContext& context_;

@@ -352,11 +352,13 @@ TransformSchedule buildTransformSchedule(const Problem& p, const RegisterBlockPl
 }
 
 std::string ScheduleCleanup::describe() const {
-  std::vector<std::string> patterns = {"canonicalization"};
+  // In the order the patterns are added (schedule_cleanups.cpp).
+  std::vector<std::string> patterns;
   if (fold_tensor_subsets) patterns.emplace_back("tensor.fold_tensor_subset_ops_into_vector_transfers");
   if (fold_arith_extension) patterns.emplace_back("vector.fold_arith_extension");
   if (sink_vector_producers) patterns.emplace_back("x86vector.sink_vector_producer_ops");
   if (lower_multi_reduction) patterns.emplace_back("vector.lower_multi_reduction innerparallel");
+  patterns.emplace_back("canonicalization");
   return fmt::format("{}, then CSE", fmt::join(patterns, " + "));
 }
 

@@ -31,7 +31,7 @@ struct ScheduleCleanup {
   bool fold_arith_extension = false;   // bf16: the widening to f32 folded into the contraction
   bool sink_vector_producers = false;  // x86vector: each operand's load moved next to its nanokernel
   bool lower_multi_reduction = false;  // a split reduction's partial sums added lane-parallel
-  // "canonicalization + ..., then CSE", as the script's comments name it.
+  // "... + canonicalization, then CSE", as the script's comments name it.
   std::string describe() const;
 };
 
