@@ -342,28 +342,30 @@ struct MlirCompiler::Impl {
   std::map<std::string, std::unique_ptr<mlir::PassManager>> pipelines;  // by pipeline text
   ScheduleCleanupRunner cleanups{context};
 
-  // Built once per compiler: freezing the pattern set cost a third of applying it.
-  const mlir::FrozenRewritePatternSet& flattenTransfers() {
-    if (!flatten_transfers) {
-      constexpr unsigned kZmmBits = 512;
+  // Built once per compiler: freezing a pattern set cost a third of applying it.
+  const mlir::FrozenRewritePatternSet& frozenOnce(std::optional<mlir::FrozenRewritePatternSet>& set,
+                                                  llvm::function_ref<void(mlir::RewritePatternSet&)> populate) {
+    if (!set) {
       mlir::RewritePatternSet patterns(&context);
-      mlir::vector::populateFlattenVectorTransferPatterns(patterns, kZmmBits);
-      flatten_transfers.emplace(std::move(patterns));
+      populate(patterns);
+      set.emplace(std::move(patterns));
     }
-    return *flatten_transfers;
+    return *set;
   }
-  std::optional<mlir::FrozenRewritePatternSet> flatten_transfers;
-  // Built once per compiler, as flattenTransfers.
+  const mlir::FrozenRewritePatternSet& flattenTransfers() {
+    return frozenOnce(flatten_transfers, [](mlir::RewritePatternSet& patterns) {
+      constexpr unsigned kZmmBits = 512;
+      mlir::vector::populateFlattenVectorTransferPatterns(patterns, kZmmBits);
+    });
+  }
   const mlir::FrozenRewritePatternSet& castAwayLeadingUnitDims() {
-    if (!cast_away) {
-      mlir::RewritePatternSet patterns(&context);
+    return frozenOnce(cast_away, [this](mlir::RewritePatternSet& patterns) {
       mlir::vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
       mlir::vector::ShapeCastOp::getCanonicalizationPatterns(patterns, &context);
       mlir::vector::BroadcastOp::getCanonicalizationPatterns(patterns, &context);
-      cast_away.emplace(std::move(patterns));
-    }
-    return *cast_away;
+    });
   }
+  std::optional<mlir::FrozenRewritePatternSet> flatten_transfers;
   std::optional<mlir::FrozenRewritePatternSet> cast_away;
   // LLVM rounds f32 to bf16 with vcvtneps2bf16: to nearest even as toBFloat16
   // does, except that denormal inputs and results become zero (as in vdpbf16ps).

@@ -3,9 +3,9 @@
 // patterns frozen when the pass initializes (the compiler keeps its pipelines:
 // once, and again only after a dialect loads). Run as the six upstream passes,
 // each walked the whole kernel and froze its patterns again: about a quarter
-// of the lowering's time. Functions take
-// bare pointers (use-bare-ptr-memref-call-conv): a kernel is a C function of
-// its operands' base addresses.
+// of the lowering's time. Functions take bare pointers
+// (use-bare-ptr-memref-call-conv): a kernel is a C function of its operands'
+// base addresses.
 #pragma once
 
 namespace nkbench::mlir_backend {

@@ -111,12 +111,11 @@ SliceRelation relateExtents(const Extents& a, const Extents& b) {
 template <typename TransferOp>
 struct TransferSubset : mlir::SubsetOpInterface::ExternalModel<TransferSubset<TransferOp>, TransferOp> {
   mlir::FailureOr<mlir::HyperrectangularSlice> getAccessedHyperrectangularSlice(mlir::Operation* op) const {
-    auto transfer = llvm::cast<TransferOp>(op);
+    const Extents extents = extentsOf(llvm::cast<TransferOp>(op));
     mlir::Builder builder(op->getContext());
-    llvm::SmallVector<mlir::OpFoldResult> offsets(transfer.getIndices().begin(), transfer.getIndices().end());
     llvm::SmallVector<mlir::OpFoldResult> sizes;
-    for (std::int64_t size : transfer.getTransferChunkAccessed()) sizes.push_back(builder.getIndexAttr(size));
-    return mlir::HyperrectangularSlice(offsets, sizes);
+    for (std::int64_t size : extents.sizes) sizes.push_back(builder.getIndexAttr(size));
+    return mlir::HyperrectangularSlice(extents.offsets, sizes);
   }
 
   bool operatesOnEquivalentSubset(mlir::Operation* op, mlir::SubsetOpInterface candidate,
