@@ -18,7 +18,7 @@
 #include "kernels/mlir/jit/kernel_jit.h"
 #include "kernels/mlir/jit/llvm_middle_end.h"
 #include "kernels/mlir/jit/object_emitter.h"
-#include "kernels/mlir/lowering/scalar_to_llvm.h"
+#include "kernels/mlir/lowering/to_llvm.h"
 #include "kernels/mlir/vector/rewrites/batch_prefetch.h"
 #include "kernels/mlir/vector/rewrites/edge_masks.h"
 #include "kernels/mlir/vector/rewrites/zero_fills.h"
@@ -66,12 +66,7 @@ constexpr const char* kBufferizePipeline =
     "one-shot-bufferize,func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=65536}),"
     "cse,canonicalize{region-simplify=disabled}";
 
-// Then lower everything to the LLVM dialect: full-unroll keeps n-D transfers out
-// of stack buffers; enable-x86vector lowers x86vector ops instead of leaving them
-// behind; the bare-pointer convention makes the kernel a C function of three pointers.
-constexpr const char* kToLlvmPipeline =
-    "convert-vector-to-scf{full-unroll=true},convert-scf-to-cf,expand-strided-metadata,lower-affine,"
-    "convert-vector-to-llvm{enable-x86vector=true},nkbench-scalar-to-llvm,reconcile-unrealized-casts";
+// Then to the LLVM dialect: lowering/to_llvm.h (kToLlvmPipeline).
 
 void initializeOnce() {
   static std::once_flag once;
@@ -80,7 +75,7 @@ void initializeOnce() {
     llvm::InitializeNativeTargetAsmPrinter();
     mlir::registerAllPasses();
     registerEdgeMaskPass();
-    registerScalarToLlvmPass();
+    registerToLlvmPasses();
     registerZeroFillsPass();
   });
 }
