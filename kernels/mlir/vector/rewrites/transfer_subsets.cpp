@@ -1,6 +1,7 @@
 #include "kernels/mlir/vector/rewrites/transfer_subsets.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineExpr.h"
@@ -31,10 +32,23 @@ std::optional<Offset> operandPlusConstant(mlir::affine::AffineApplyOp apply) {
   return Offset{apply->getOperand(0), constant};
 }
 
+// The constant `offset` holds, if any. Loop counters and arith.constant, the
+// offsets hoisting and bufferization ask about by the thousand, are answered
+// without folding the op: getConstantIntValue's fold cost most of a question.
+std::optional<std::int64_t> constantOf(mlir::OpFoldResult offset) {
+  if (auto value = llvm::dyn_cast<mlir::Value>(offset)) {
+    mlir::Operation* op = value.getDefiningOp();
+    if (!op) return std::nullopt;
+    if (auto constant = llvm::dyn_cast<mlir::arith::ConstantOp>(op))
+      if (auto integer = llvm::dyn_cast<mlir::IntegerAttr>(constant.getValue())) return integer.getValue().getSExtValue();
+  }
+  return mlir::getConstantIntValue(offset);
+}
+
 Offset decompose(mlir::OpFoldResult offset) {
   Offset result;
   while (true) {
-    if (std::optional<std::int64_t> constant = mlir::getConstantIntValue(offset)) {
+    if (std::optional<std::int64_t> constant = constantOf(offset)) {
       result.constant += *constant;
       return result;
     }
