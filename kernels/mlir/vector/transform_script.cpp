@@ -309,6 +309,16 @@ TransformSchedule buildTransformSchedule(const Problem& p, const RegisterBlockPl
   schedule.steps.push_back({kTileSequence, folded});
   w.line(fmt::format("%func = transform.structured.match ops{{[\"func.func\"]}} in %root : ({}) -> {}", kAny, kAny));
   func = "%func";
+  // The clean-up folded the tiles of the dot product's zero-padded B into their
+  // reads: an edge vector read from a tile is now read from B, which the edge
+  // pass reads from the padded source, as one whole vector instead of a gather
+  // of the edge's pairs.
+  if (plan.hasMaskedEdges() && plan.nanokernel == NanokernelKind::Bf16Dot) {
+    const std::string padded = w.fresh("func");
+    w.line(fmt::format("{} = transform.apply_registered_pass \"{}\" to {} : ({}) -> {}", padded, kEdgeMaskPass, func,
+                       kAny, kAny));
+    func = padded;
+  }
   // Keep the C block in registers across the whole reduction: K loop, then batch loop.
   for (const LeafLoops& loops : leaf_loops)
     for (std::size_t i = loops.reduction.size(); i-- > 0;) {
