@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "kernels/mlir/jit/llvm_middle_end.h"
 #include "kernels/mlir/lowering/to_llvm.h"
 #include "tests/support/kernel_ir.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -22,7 +23,6 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Passes/PassBuilder.h"
 
 namespace nkbench::mlir_backend {
 namespace {
@@ -115,19 +115,7 @@ std::string loweredToLlvmIr(const std::string& pipeline) {
   llvm::LLVMContext llvm_context;
   std::unique_ptr<llvm::Module> llvm_module = mlir::translateModuleToLLVMIR(*module, llvm_context);
   if (!llvm_module) return "(does not translate)";
-  llvm::LoopAnalysisManager loops;
-  llvm::FunctionAnalysisManager functions;
-  llvm::CGSCCAnalysisManager call_graph;
-  llvm::ModuleAnalysisManager modules;
-  llvm::PassBuilder builder;
-  builder.registerModuleAnalyses(modules);
-  builder.registerCGSCCAnalyses(call_graph);
-  builder.registerFunctionAnalyses(functions);
-  builder.registerLoopAnalyses(loops);
-  builder.crossRegisterProxies(loops, functions, call_graph, modules);
-  llvm::ModulePassManager passes;
-  if (builder.parsePassPipeline(passes, "function(instcombine,early-cse)")) return "(LLVM pipeline does not parse)";
-  passes.run(*llvm_module, modules);
+  runLlvmPipeline(*llvm_module, "function(instcombine,early-cse)");
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm_module->print(os, nullptr);

@@ -18,29 +18,29 @@ constexpr const char* kCleanupPipeline =
     "function(early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(loop-rotate,licm),"
     "instcombine<no-verify-fixpoint>,vector-combine)";
 
-void cleanUp(llvm::Module& module, llvm::TargetMachine& machine) {
+}  // namespace
+
+void runLlvmPipeline(llvm::Module& module, const char* pipeline, llvm::TargetMachine* machine) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager call_graph;
   llvm::ModuleAnalysisManager modules;
-  llvm::PassBuilder builder(&machine);
+  llvm::PassBuilder builder(machine);
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(call_graph);
   builder.registerFunctionAnalyses(functions);
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, call_graph, modules);
   llvm::ModulePassManager passes;
-  if (llvm::Error error = builder.parsePassPipeline(passes, kCleanupPipeline))
+  if (llvm::Error error = builder.parsePassPipeline(passes, pipeline))
     throw Error("mlir: LLVM's pipeline does not parse: " + llvm::toString(std::move(error)));
   passes.run(module, modules);
 }
 
-}  // namespace
-
 const char* describe(LlvmMiddleEnd middle_end) { return middle_end == LlvmMiddleEnd::Cleanup ? kCleanupPipeline : "O3"; }
 
 void optimizeKernelModule(llvm::Module& module, llvm::TargetMachine& machine, LlvmMiddleEnd middle_end) {
-  if (middle_end == LlvmMiddleEnd::Cleanup) return cleanUp(module, machine);
+  if (middle_end == LlvmMiddleEnd::Cleanup) return runLlvmPipeline(module, kCleanupPipeline, &machine);
   if (llvm::Error error = mlir::makeOptimizingTransformer(3, 0, &machine)(&module))
     throw Error("mlir: LLVM optimization failed: " + llvm::toString(std::move(error)));
 }

@@ -32,4 +32,8 @@ const char* describe(LlvmMiddleEnd middle_end);
 // Runs `middle_end` on `module` for `machine`; throws Error if LLVM fails.
 void optimizeKernelModule(llvm::Module& module, llvm::TargetMachine& machine, LlvmMiddleEnd middle_end);
 
+// Runs `pipeline`, in opt's syntax, on `module` (for `machine`, where given);
+// throws Error where the pipeline does not parse.
+void runLlvmPipeline(llvm::Module& module, const char* pipeline, llvm::TargetMachine* machine = nullptr);
+
 }  // namespace nkbench::mlir_backend
