@@ -523,8 +523,8 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
   if (plan.nanokernel == NanokernelKind::Bf16Dot) mlir::walkAndApplyPatterns(*module, impl_->flattenTransfers());
   expandBf16RoundingIfNeeded(*module, p, fail);
   // A register block's rows (vector<1x16>) and its operands' broadcast elements
-  // (vector<1x1x1>) are n-D transfers, which convert-vector-to-scf unrolls and
-  // convert-vector-to-llvm carries as LLVM arrays. As 1-D transfers (a broadcast
+  // (vector<1x1x1>) are n-D transfers, which the lowering's vector-to-scf step
+  // unrolls and its conversion carries as LLVM arrays. As 1-D transfers (a broadcast
   // or extract beside each, which the shape casts around the nanokernels fold
   // away) the lowering cost a tenth less, for the same machine code. One walk:
   // the ops it creates are what the lowering handles anyway.

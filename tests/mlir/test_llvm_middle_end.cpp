@@ -21,9 +21,8 @@ namespace {
 
 // A loop as MLIR's scf -> cf lowering leaves it (tested at its header), whose
 // address arithmetic does not change inside it (the row offset i * ld), and a
-// masked load whose mask is all true. (What the second instcombine and
-// vector-combine do is checked on a real kernel:
-// MlirStructure.ARaggedBf16EdgeIsGatheredInRegisters.)
+// masked load whose mask is all true. (The second instcombine and
+// vector-combine fold n-D aggregates of real kernels: llvm_middle_end.cpp.)
 constexpr const char* kKernelShapedIr = R"ll(
 declare <16 x float> @llvm.masked.load.v16f32.p0(ptr, <16 x i1>, <16 x float>)
 define void @kernel(ptr noalias %a, ptr noalias %c, i64 %i, i64 %ld) {

@@ -207,11 +207,12 @@ TEST(MlirStructure, ARaggedBf16EdgeReadsTheZeroPaddedBWhole) {
   EXPECT_EQ(occurrences(stages.assembly, "rsp"), 0u) << stages.assembly;
   // B is the second argument (rsi): every access to it is a whole-vector load.
   std::size_t b_accesses = 0, b_vector_loads = 0;
+  const std::regex vector_load(R"(vmov(ups|dqu\d*|aps)\s+-?\d*\(%rsi\), %zmm)");
   std::istringstream lines(stages.assembly);
   for (std::string line; std::getline(lines, line);) {
     if (line.find("(%rsi)") == std::string::npos) continue;
     ++b_accesses;
-    if (std::regex_search(line, std::regex(R"(vmov(ups|dqu\d*|aps)\s+-?\d*\(%rsi\), %zmm)"))) ++b_vector_loads;
+    if (std::regex_search(line, vector_load)) ++b_vector_loads;
   }
   EXPECT_EQ(b_accesses, 9u) << stages.assembly;
   EXPECT_EQ(b_vector_loads, 9u) << stages.assembly;

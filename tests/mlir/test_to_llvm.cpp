@@ -74,13 +74,17 @@ TEST(ToLlvm, LowersAKernelToTheLlvmDialectOnBarePointers) {
 }
 
 // Every step of the pipeline has work in it: a subview, a 2-D transfer, an
-// affine map, a loop, a broadcast, an FMA and an x86vector dot product.
+// affine map, a loop, a broadcast, an FMA, an x86vector dot product, a shape
+// cast, a strided slice, a contraction, and an edge read and written out of
+// bounds (masks).
 constexpr const char* kVectorKernel = R"mlir(
 func.func @nk_kernel(%a: memref<4x32xf32> {llvm.noalias}, %b: memref<32xbf16> {llvm.noalias},
                      %c: memref<4x16xf32> {llvm.noalias}) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
   %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c24 = arith.constant 24 : index
   %pad = arith.constant 0.0 : f32
   scf.for %i = %c0 to %c4 step %c2 {
     %rows = memref.subview %a[%i, 0] [2, 32] [1, 1] : memref<4x32xf32> to memref<2x32xf32, strided<[32, 1], offset: ?>>
@@ -95,6 +99,16 @@ func.func @nk_kernel(%a: memref<4x32xf32> {llvm.noalias}, %b: memref<32xbf16> {l
     %pairs = vector.load %b[%c0] : memref<32xbf16>, vector<32xbf16>
     %z = x86vector.avx512.dot %y, %pairs, %pairs : vector<32xbf16> -> vector<16xf32>
     vector.store %z, %c[%i, %c0] : memref<4x16xf32>, vector<16xf32>
+    %flat = vector.shape_cast %x : vector<2x16xf32> to vector<32xf32>
+    %middle = vector.extract_strided_slice %flat {offsets = [8], sizes = [16], strides = [1]}
+        : vector<32xf32> to vector<16xf32>
+    %sum = vector.contract {indexing_maps = [affine_map<(k) -> (k)>, affine_map<(k) -> (k)>, affine_map<(k) -> ()>],
+                            iterator_types = ["reduction"], kind = #vector.kind<add>} %middle, %z, %s
+        : vector<16xf32>, vector<16xf32> into f32
+    %edge = vector.transfer_read %a[%i, %c24], %pad {in_bounds = [false]} : memref<4x32xf32>, vector<16xf32>
+    %scaled = vector.broadcast %sum : f32 to vector<16xf32>
+    %out = arith.mulf %edge, %scaled : vector<16xf32>
+    vector.transfer_write %out, %c[%next, %c8] {in_bounds = [false]} : vector<16xf32>, memref<4x16xf32>
   }
   return
 }
@@ -132,6 +146,8 @@ TEST(ToLlvm, PipelineLowersAKernelAsTheUpstreamPassesItStandsForDo) {
       "convert-ub-to-llvm,reconcile-unrealized-casts");
   const std::string ours = loweredToLlvmIr(kToLlvmPipeline);
   EXPECT_NE(ours.find("llvm.x86.avx512bf16.dpbf16ps.512"), std::string::npos) << ours;
+  EXPECT_NE(ours.find("llvm.masked.load"), std::string::npos) << ours;
+  EXPECT_NE(ours.find("llvm.masked.store"), std::string::npos) << ours;
   EXPECT_EQ(ours, upstream);
 }
 

@@ -1,9 +1,8 @@
 #include "kernels/mlir/lowering/pattern_stages.h"
 
 #include <memory>
-#include <mutex>
-#include <set>
-#include <string>
+#include <utility>
+#include <vector>
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -55,10 +54,7 @@ class PatternStagesPass final : public mlir::PassWrapper<PatternStagesPass, mlir
 }  // namespace
 
 void registerPatternStagesPass(const PatternStages& stages) {
-  static std::mutex mutex;
-  static std::set<std::string> registered;
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (!registered.insert(stages.argument).second) return;
+  // MLIR keeps the first registration of an argument (by one pass class).
   mlir::PassRegistration<PatternStagesPass>([stages] { return std::make_unique<PatternStagesPass>(stages); });
 }
 

@@ -17,6 +17,7 @@ class RewritePatternSet;
 
 namespace nkbench::mlir_backend {
 
+// The texts are string literals: the registry keeps them for the process.
 struct PatternStages {
   const char* argument;     // the pass's name in a pipeline
   const char* description;
@@ -24,7 +25,8 @@ struct PatternStages {
   std::vector<void (*)(mlir::RewritePatternSet& patterns)> stages;  // each applied to a fixed point, in order
 };
 
-// Registers `stages` as a pass named by its argument, once per process.
+// Registers `stages` as a pass named by its argument. Registering an argument
+// again changes nothing: the first registration stays.
 void registerPatternStagesPass(const PatternStages& stages);
 
 }  // namespace nkbench::mlir_backend

@@ -42,7 +42,9 @@ class ToLlvmPass final : public mlir::PassWrapper<ToLlvmPass, mlir::OperationPas
     return "vector (x86vector), memref, arith, func (bare pointers), cf, ub and math to the LLVM dialect in one conversion";
   }
   void getDependentDialects(mlir::DialectRegistry& registry) const override {
-    registry.insert<mlir::LLVM::LLVMDialect, mlir::x86vector::X86VectorDialect>();
+    // The transfer lowering creates memref and arith ops, which the conversion then lowers.
+    registry.insert<mlir::LLVM::LLVMDialect, mlir::arith::ArithDialect, mlir::memref::MemRefDialect,
+                    mlir::x86vector::X86VectorDialect>();
   }
 
   llvm::LogicalResult initialize(mlir::MLIRContext* context) override {

@@ -12,6 +12,13 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Config/llvm-config.h"
+
+// The pattern lists below are those of MLIR 22's passes: another MLIR may have
+// changed them (ToLlvm.PipelineLowersAKernelAsTheUpstreamPassesItStandsForDo
+// compares), so a new major version asks for them to be read again.
+static_assert(LLVM_VERSION_MAJOR == 22, "compare the recipes with this MLIR's convert-vector-to-scf, "
+                                        "expand-strided-metadata and convert-vector-to-llvm");
 
 namespace nkbench::mlir_backend {
 namespace {

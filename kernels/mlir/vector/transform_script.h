@@ -16,7 +16,7 @@ enum class Lowering {
   // broadcast of a bf16 pair + vdpbf16ps (bf16).
   Nanokernel,
   // The same tiling, unrolling and hoisting, but the 1 x lanes contractions are
-  // left to upstream's generic vector.contract lowering (convert-vector-to-llvm)
+  // left to upstream's generic vector.contract lowering (lowering/vector_lowering.h)
   // instead of the x86vector nanokernel rewrite: isolates the rewrite's effect.
   GenericVector,
 };

@@ -10,6 +10,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -145,12 +147,17 @@ struct EdgeReadOfSlice final : mlir::OpRewritePattern<mlir::vector::TransferRead
 
 // A read of a slice the payload marks as cut from zero padding (the dot
 // product's B, payload_ir.h): it may read the padded source instead, in bounds
-// where it stays within the source.
+// where it stays within the source. Only where the read pads with zeros (or
+// poison): the source's padding then holds what the read would have made up.
 struct EdgeReadOfZeroPaddedSlice final : mlir::OpRewritePattern<mlir::vector::TransferReadOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(mlir::vector::TransferReadOp read, PatternRewriter& rewriter) const override {
     auto slice = read.getBase().getDefiningOp<mlir::tensor::ExtractSliceOp>();
     if (!slice || !slice->hasAttr(kZeroPaddedSlice) || read.getMask() || !read.getPermutationMap().isMinorIdentity())
+      return mlir::failure();
+    const mlir::Value padding = read.getPadding();
+    if (!mlir::matchPattern(padding, mlir::m_AnyZeroFloat()) && !mlir::matchPattern(padding, mlir::m_Zero()) &&
+        !padding.getDefiningOp<mlir::ub::PoisonOp>())
       return mlir::failure();
     const mlir::RankedTensorType source = slice.getSourceType();
     if (!source.hasStaticShape() || slice.getResultType().getRank() != source.getRank() ||

@@ -32,9 +32,9 @@ std::optional<Offset> operandPlusConstant(mlir::affine::AffineApplyOp apply) {
   return Offset{apply->getOperand(0), constant};
 }
 
-// The constant `offset` holds, if any. Loop counters and arith.constant, the
-// offsets hoisting and bufferization ask about by the thousand, are answered
-// without folding the op: getConstantIntValue's fold cost most of a question.
+// The constant `offset` holds, if any. An arith.constant, the most common
+// offset of the questions hoisting and bufferization ask by the thousand, is
+// read without folding the op: getConstantIntValue's fold cost most of a question.
 std::optional<std::int64_t> constantOf(mlir::OpFoldResult offset) {
   if (auto value = llvm::dyn_cast<mlir::Value>(offset)) {
     mlir::Operation* op = value.getDefiningOp();
