@@ -18,16 +18,18 @@
 #include "kernels/mlir/jit/kernel_jit.h"
 #include "kernels/mlir/jit/llvm_middle_end.h"
 #include "kernels/mlir/jit/object_emitter.h"
+#include "kernels/mlir/lowering/bf16_rounding.h"
 #include "kernels/mlir/lowering/to_llvm.h"
-#include "kernels/mlir/vector/rewrites/batch_prefetch.h"
+#include "kernels/mlir/vector/buffer_rewrites/batch_prefetch.h"
 #include "kernels/mlir/vector/rewrites/edge_masks.h"
 #include "kernels/mlir/vector/rewrites/zero_fills.h"
-#include "kernels/mlir/vector/rewrites/fused_epilogue.h"
+#include "kernels/mlir/vector/buffer_rewrites/fused_epilogue.h"
+#include "kernels/mlir/vector/buffer_rewrites/rounded_c_stores.h"
 #include "kernels/mlir/vector/rewrites/merged_writes.h"
 #include "kernels/mlir/vector/payload_ir.h"
 #include "kernels/mlir/vector/register_block_plan.h"
 #include "kernels/mlir/vector/schedule_cleanups.h"
-#include "kernels/mlir/vector/rewrites/row_fills.h"
+#include "kernels/mlir/vector/buffer_rewrites/row_fills.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -511,6 +513,9 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
   splitMergedWrites(*module);
   insertBatchPrefetches(*module, plan.prefetch_distance);
   const FusedEpilogue epilogue = fuseEpilogue(*module, p.mlp);
+  const RoundedCStores rounding =
+      roundCAtItsStores(*module, {.one_pass = plan.batch_chunk == 0 && plan.split.ways == 1,
+                                  .native_rounding = impl_->native_bf16_rounding});
   rollWholeBufferFills(*module);
   times.bufferize += clock.lap();
   // bf16: the VNNI load of B is an n-D transfer that would otherwise be scalarised
@@ -544,6 +549,7 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
     result.evidence.composed = result.evidence.composed && epilogue.reads_after == 0;
     result.evidence.summary += "; " + epilogue.summary();
   }
+  if (rounding.bf16_c) result.evidence.summary += "; " + rounding.summary();
   result.register_blocks = describeRegisterBlocks(plan);
   times.lower += clock.lap();
   return result;
@@ -585,14 +591,11 @@ MlirCompiler::Lowered MlirCompiler::lowerAmx(const Source& source, const Problem
   return result;
 }
 
-// Rounding to bf16 without avx512-bf16: LLVM would call a library function per
-// element, so it becomes integer arithmetic here: round to nearest even, equal
-// to toBFloat16 on every non-NaN value, denormals included (a NaN becomes +qNaN).
-// Under AVX2, LLVM scalarises the expansion's NaN select on bf16 vectors.
+// Rounding to bf16 without avx512-bf16: integer arithmetic (lowering/bf16_rounding.h).
 void MlirCompiler::expandBf16RoundingIfNeeded(mlir::ModuleOp module, const Problem& p, const FailureReporter& fail) {
   if (p.c_dtype != DType::BF16 || impl_->native_bf16_rounding) return;
   mlir::RewritePatternSet patterns(&impl_->context);
-  mlir::arith::populateExpandBFloat16Patterns(patterns);
+  populateBf16RoundingPatterns(patterns);
   if (mlir::failed(mlir::applyPatternsGreedily(module, std::move(patterns)))) throw fail("expanding the bf16 rounding");
 }
 

@@ -54,7 +54,7 @@ struct Schedule {
   NanokernelKind nanokernel = NanokernelKind::Fma;
   // Batch entries ahead whose A and B the kernel prefetches: kAutoPrefetch (the
   // plan's rule, register_block_plan.h), 0 (none) or a count. Vector routes:
-  // vector/rewrites/batch_prefetch.h. AMX: the next entry's tiles, where the blocks
+  // vector/buffer_rewrites/batch_prefetch.h. AMX: the next entry's tiles, where the blocks
   // stream from L2 (amxPrefetchesNextBatchEntry), unless 0.
   std::int64_t prefetch_distance = kAutoPrefetch;
   EdgeRows edge_rows = EdgeRows::Auto;

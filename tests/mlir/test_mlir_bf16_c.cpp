@@ -13,6 +13,7 @@
 #include "harness/core/error.h"
 #include "kernels/mlir/mlir_backend.h"
 #include "kernels/mlir/mlir_compiler.h"
+#include "kernels/mlir/vector/register_block_plan.h"
 #include "tests/backends/baseline_test_support.h"
 
 namespace nkbench {
@@ -63,6 +64,7 @@ INSTANTIATE_TEST_SUITE_P(
                       bf16C(test::brgemm(7, 33, 5, 3, true)),   // edge rows and columns, odd K, N % 4 != 0
                       bf16C(test::brgemm(8, 36, 7, 2, false)),  // odd K, a 4-wide tail
                       bf16C(test::brgemm(64, 64, 16, 7, true)), // batch chunks: the sum lives in Sum between them
+                      bf16C(test::brgemm(50, 70, 40, 3, true)), // loops of blocks, masked edges: rounded at the stores
                       bf16C(test::gemm(100, 37, 129))),
     [](const testing::TestParamInfo<Problem>& param) {
       const Problem& p = param.param;
@@ -150,13 +152,51 @@ TEST(MlirBf16CStructure, DotRouteRoundsWithVcvtneps2bf16AndKeepsItsNanokernels) 
   auto plain = compiler.compile(f32_c, schedule, mlir_backend::Lowering::Nanokernel);
 
   EXPECT_TRUE(rounding->evidence().composed) << rounding->evidence().summary;
-  EXPECT_EQ(rounding->evidence().summary, plain->evidence().summary);
+  EXPECT_EQ(rounding->evidence().summary,
+            plain->evidence().summary + "; bf16 C rounded at 16 accumulator stores, widened at 16 accumulator reads");
   EXPECT_EQ(rounding->registerBlocks(), plain->registerBlocks());
   EXPECT_NE(stages.payload.find("arith.truncf"), std::string::npos);
   EXPECT_NE(stages.payload.find("arith.extf"), std::string::npos);  // beta 1 reads the bf16 C
   EXPECT_NE(stages.assembly.find("vcvtneps2bf16"), std::string::npos);
   EXPECT_FALSE(std::regex_search(stages.llvm_dialect, std::regex(R"(llvm\.call\s)")));
   EXPECT_FALSE(std::regex_search(stages.assembly, std::regex(R"(\bcall)")));
+}
+
+// Where the whole batch runs in one pass over C and the target rounds in one
+// instruction, the blocks widen their accumulators from C and round them into
+// it: no f32 sum on the stack. Batch chunks read the sum back between chunks,
+// and integer rounding stays in one loop: there the sum stays. (Compiled only,
+// for named CPUs: any host can check the kernels' structure.)
+TEST(MlirBf16CStructure, OnePassKernelsRoundAtTheStoresWhereTheTargetRoundsNatively) {
+  mlir_backend::MlirCompiler compiler(Isa::Avx512Bf16, CacheSizes{}, "znver4");
+  const mlir_backend::Schedule& schedule = mlir_backend::selectSchedule(Isa::Avx512Bf16, DType::BF16);
+  for (const Problem& problem : {bf16C(test::brgemm(50, 70, 40, 8, true)), bf16C(test::brgemm(15, 50, 64, 8, false))}) {
+    const mlir_backend::CompilationStages stages =
+        compiler.generate(problem, schedule, mlir_backend::Lowering::Nanokernel);
+    EXPECT_EQ(stages.llvm_dialect.find("llvm.alloca"), std::string::npos) << problem.describe();
+    EXPECT_NE(stages.assembly.find("vcvtneps2bf16"), std::string::npos) << problem.describe();
+  }
+  const Problem chunked = bf16C(test::brgemm(64, 64, 64, 32, true));
+  ASSERT_GT(mlir_backend::planRegisterBlocks(chunked, schedule).batch_chunk, 0);
+  EXPECT_NE(compiler.generate(chunked, schedule, mlir_backend::Lowering::Nanokernel).llvm_dialect.find("llvm.alloca"),
+            std::string::npos);
+  mlir_backend::MlirCompiler integer_rounding(Isa::Avx512, CacheSizes{}, "skylake-avx512");
+  const mlir_backend::CompilationStages widening =
+      integer_rounding.generate(bf16C(test::brgemm(15, 50, 64, 8, true)),
+                                mlir_backend::selectSchedule(Isa::Avx512, DType::BF16), mlir_backend::Lowering::Nanokernel);
+  EXPECT_NE(widening.llvm_dialect.find("llvm.alloca"), std::string::npos);
+}
+
+// Where this host rounds natively, the row names the rounded stores.
+TEST(MlirBf16CStructure, TheRowSaysWhereCIsRounded) {
+  if (!detectCpuFeatures().has(Isa::Avx512Bf16)) GTEST_SKIP() << "host lacks avx512-bf16";
+  mlir_backend::MlirCompiler compiler(Isa::Avx512Bf16, CacheSizes{});
+  auto kernel = compiler.compile(bf16C(test::brgemm(15, 50, 64, 8, true)),
+                                 mlir_backend::selectSchedule(Isa::Avx512Bf16, DType::BF16),
+                                 mlir_backend::Lowering::Nanokernel);
+  EXPECT_NE(kernel->evidence().summary.find("; bf16 C rounded at 60 accumulator stores, widened at 60 accumulator reads"),
+            std::string::npos)
+      << kernel->evidence().summary;
 }
 
 // A BRGEMM's f32 sum must fit the kernel's stack; GEMM blocks always do.

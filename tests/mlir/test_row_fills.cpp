@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/mlir/vector/rewrites/row_fills.h"
+#include "kernels/mlir/vector/buffer_rewrites/row_fills.h"
 #include "tests/support/kernel_ir.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

@@ -1,18 +1,16 @@
-#include "kernels/mlir/vector/rewrites/fused_epilogue.h"
+#include "kernels/mlir/vector/buffer_rewrites/fused_epilogue.h"
 
 #include <fmt/format.h>
 
 #include "harness/core/error.h"
 #include "kernels/mlir/vector/payload_ir.h"
+#include "kernels/mlir/vector/buffer_rewrites/transfer_overlap.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace nkbench::mlir_backend {
 namespace {
@@ -53,32 +51,11 @@ mlir::Value biasFor(mlir::OpBuilder& builder, mlir::vector::TransferWriteOp stor
   return mlir::vector::BroadcastOp::create(builder, loc, type, read.getResult());
 }
 
-// Whether a read may see what `store` wrote: unless both sit at constant
-// indices whose ranges are apart in some dimension (as the unrolled bands of
-// one block are: a later band reads its own rows), it may.
-bool mayOverlap(mlir::vector::TransferWriteOp store, mlir::vector::TransferReadOp read) {
-  const auto store_type = store.getVectorType();
-  const auto read_type = read.getVectorType();
-  const std::int64_t rank = std::int64_t(store.getIndices().size());
-  for (std::int64_t d = 0; d < rank; ++d) {
-    const std::optional<std::int64_t> at = mlir::getConstantIntValue(store.getIndices()[d]);
-    const std::optional<std::int64_t> from = mlir::getConstantIntValue(read.getIndices()[d]);
-    if (!at || !from) continue;
-    // Vector dims cover the memref's trailing dims (minor identity maps).
-    auto extent = [&](mlir::VectorType type) {
-      const std::int64_t vector_dim = d - (rank - type.getRank());
-      return vector_dim < 0 ? std::int64_t{1} : type.getDimSize(vector_dim);
-    };
-    if (*from + extent(read_type) <= *at || *at + extent(store_type) <= *from) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string FusedEpilogue::summary() const {
-  return fmt::format("epilogue {} fused into {} accumulator stores, {} reads of C after them{}", epilogue,
-                     fused_stores, reads_after, bf16_c ? " (bf16 C: rounded from the stored f32 sums)" : "");
+  return fmt::format("epilogue {} fused into {} accumulator stores, {} reads of C after them", epilogue,
+                     fused_stores, reads_after);
 }
 
 FusedEpilogue fuseEpilogue(mlir::ModuleOp module, const MlpLayers& epilogue) {
@@ -87,15 +64,11 @@ FusedEpilogue fuseEpilogue(mlir::ModuleOp module, const MlpLayers& epilogue) {
   if (fused.epilogue.empty()) return fused;
   // Subviews folded into the transfers: their indices are then C's own, which
   // the bias's column index needs.
-  mlir::RewritePatternSet patterns(module.getContext());
-  mlir::memref::populateFoldMemRefAliasOpPatterns(patterns);
-  if (mlir::failed(mlir::applyPatternsGreedily(module, std::move(patterns))))
-    throw Error("mlir: folding C's subviews for the fused epilogue did not converge");
+  foldSubviewsIntoTransfers(module);
   module.walk([&](mlir::func::FuncOp function) {
     const mlir::Value sums = sumBuffer(function);
     // What the kernel writes: read again after the stores, it would be a second pass.
     const mlir::Value c = function.getArgument(kCArgument);
-    fused.bf16_c = sums != c;
     if (epilogue.bias && function.getNumArguments() <= kBiasArgument)
       throw Error("mlir: a kernel with a bias epilogue has no bias argument");
     llvm::SmallVector<mlir::vector::TransferWriteOp> stores;
@@ -116,9 +89,12 @@ FusedEpilogue fuseEpilogue(mlir::ModuleOp module, const MlpLayers& epilogue) {
       }
       store.getValueToStoreMutable().assign(value);
       ++fused.fused_stores;
+      TransferSpan stored = spanOf(store);
+      stored.buffer = c;  // a bf16 C's sum stands for C
       for (mlir::Operation* after = store->getNextNode(); after; after = after->getNextNode())
         after->walk([&](mlir::vector::TransferReadOp read) {
-          if (read.getBase() == c && mayOverlap(store, read)) ++fused.reads_after;
+          const TransferSpan span = spanOf(read);
+          if (span.buffer == c && mayOverlap(stored, span)) ++fused.reads_after;
         });
     }
   });

@@ -1,4 +1,4 @@
-#include "kernels/mlir/vector/rewrites/row_fills.h"
+#include "kernels/mlir/vector/buffer_rewrites/row_fills.h"
 
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "kernels/mlir/vector/rewrites/batch_prefetch.h"
+#include "kernels/mlir/vector/buffer_rewrites/batch_prefetch.h"
 
 #include <algorithm>
 #include <vector>

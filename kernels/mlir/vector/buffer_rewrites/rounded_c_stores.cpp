@@ -1,0 +1,192 @@
+#include "kernels/mlir/vector/buffer_rewrites/rounded_c_stores.h"
+
+#include <fmt/format.h>
+
+#include "kernels/mlir/vector/payload_ir.h"
+#include "kernels/mlir/vector/buffer_rewrites/transfer_overlap.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace nkbench::mlir_backend {
+namespace {
+
+constexpr unsigned kCArgument = 2;
+
+// The sum's transfers, by what they do, and its subviews.
+struct SumTransfers {
+  llvm::SmallVector<mlir::vector::TransferWriteOp> prologue;      // sum = extf(C)
+  llvm::SmallVector<mlir::vector::TransferWriteOp> rounding;      // C = truncf(sum), the epilogue's stores into C
+  llvm::SmallVector<mlir::vector::TransferWriteOp> accumulators;  // every other store of the sum
+  llvm::SmallVector<mlir::vector::TransferReadOp> reads;          // every read of the sum outside the epilogue
+  llvm::SmallVector<mlir::memref::SubViewOp> subviews;            // each after the view it is cut from
+};
+
+bool readsFromC(mlir::Value value, mlir::Value c) {
+  auto read = value.getDefiningOp<mlir::vector::TransferReadOp>();
+  return read && spanOf(read).buffer == c;
+}
+
+// The epilogue reads the sum only to round it into C.
+bool onlyRoundedIntoC(mlir::vector::TransferReadOp read, mlir::Value c) {
+  return llvm::all_of(read->getUsers(), [&](mlir::Operation* user) {
+    auto truncf = llvm::dyn_cast<mlir::arith::TruncFOp>(user);
+    return truncf && llvm::all_of(truncf->getUsers(), [&](mlir::Operation* store) {
+             auto write = llvm::dyn_cast<mlir::vector::TransferWriteOp>(store);
+             return write && spanOf(write).buffer == c && write.getVector() == truncf.getResult();
+           });
+  });
+}
+
+// False where the sum, or a view of it, is used otherwise than by transfers
+// and subviews that keep its rank.
+bool classify(mlir::Value view, mlir::Value c, SumTransfers& transfers) {
+  for (mlir::Operation* user : view.getUsers()) {
+    if (auto subview = llvm::dyn_cast<mlir::memref::SubViewOp>(user)) {
+      if (subview.getSource() != view || subview.getType().getRank() != subview.getSourceType().getRank()) return false;
+      transfers.subviews.push_back(subview);
+      if (!classify(subview.getResult(), c, transfers)) return false;
+    } else if (auto write = llvm::dyn_cast<mlir::vector::TransferWriteOp>(user)) {
+      if (write.getBase() != view) return false;
+      auto extf = write.getVector().getDefiningOp<mlir::arith::ExtFOp>();
+      if (extf && readsFromC(extf.getIn(), c))
+        transfers.prologue.push_back(write);
+      else
+        transfers.accumulators.push_back(write);
+    } else if (auto read = llvm::dyn_cast<mlir::vector::TransferReadOp>(user)) {
+      if (!onlyRoundedIntoC(read, c)) {
+        transfers.reads.push_back(read);
+        continue;
+      }
+      for (mlir::Operation* truncf : read->getUsers())
+        for (mlir::Operation* store : truncf->getUsers())
+          transfers.rounding.push_back(llvm::cast<mlir::vector::TransferWriteOp>(store));
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Whether some read of the sum comes after a store to it that it may see.
+bool readAfterStore(mlir::func::FuncOp function, const SumTransfers& transfers) {
+  llvm::SmallPtrSet<mlir::Operation*, 32> stores, reads;
+  for (mlir::vector::TransferWriteOp store : transfers.accumulators) stores.insert(store);
+  for (mlir::vector::TransferReadOp read : transfers.reads) reads.insert(read);
+  llvm::SmallVector<TransferSpan> stored;
+  bool seen = false;
+  function.walk([&](mlir::Operation* op) {
+    if (stores.contains(op)) stored.push_back(spanOf(llvm::cast<mlir::vector::TransferWriteOp>(op)));
+    if (!reads.contains(op)) return mlir::WalkResult::advance();
+    const TransferSpan read = spanOf(llvm::cast<mlir::vector::TransferReadOp>(op));
+    seen = llvm::any_of(stored, [&](const TransferSpan& store) { return mayOverlap(store, read); });
+    return seen ? mlir::WalkResult::interrupt() : mlir::WalkResult::advance();
+  });
+  return seen;
+}
+
+// A read of the sum becomes a read of C where its padding, zero or poison,
+// has a bf16 equal.
+bool paddingCarriesOver(mlir::vector::TransferReadOp read) {
+  return read.getPadding().getDefiningOp<mlir::ub::PoisonOp>() ||
+         mlir::matchPattern(read.getPadding(), mlir::m_AnyZeroFloat());
+}
+
+mlir::Value bf16Padding(mlir::OpBuilder& builder, mlir::vector::TransferReadOp read) {
+  if (read.getPadding().getDefiningOp<mlir::ub::PoisonOp>())
+    return mlir::ub::PoisonOp::create(builder, read.getLoc(), builder.getBF16Type());
+  return mlir::arith::ConstantOp::create(builder, read.getLoc(), builder.getZeroAttr(builder.getBF16Type()));
+}
+
+mlir::VectorType asBf16(mlir::VectorType type) { return type.clone(mlir::BFloat16Type::get(type.getContext())); }
+
+RoundedCStores roundFunction(mlir::func::FuncOp function, mlir::memref::AllocaOp sum) {
+  RoundedCStores result;
+  result.bf16_c = true;
+  const mlir::Value c = function.getArgument(kCArgument);
+  SumTransfers transfers;
+  if (!classify(sum.getResult(), c, transfers) || transfers.accumulators.empty() ||
+      !llvm::all_of(transfers.reads, paddingCarriesOver)) {
+    result.kept_because = "it has other uses than the blocks' transfers";
+    return result;
+  }
+  if (readAfterStore(function, transfers)) {
+    result.kept_because = "a read of it may see one of its stores";
+    return result;
+  }
+  // C's views in place of the sum's: the same offsets, sizes and strides (C has the sum's shape).
+  llvm::DenseMap<mlir::Value, mlir::Value> c_view{{sum.getResult(), c}};
+  for (mlir::memref::SubViewOp subview : transfers.subviews) {
+    mlir::OpBuilder builder(subview);
+    const auto type = llvm::cast<mlir::MemRefType>(subview.getType().clone(builder.getBF16Type()));
+    c_view[subview.getResult()] = mlir::memref::SubViewOp::create(
+        builder, subview.getLoc(), type, c_view.at(subview.getSource()), subview.getMixedOffsets(),
+        subview.getMixedSizes(), subview.getMixedStrides());
+  }
+  for (mlir::vector::TransferReadOp read : transfers.reads) {
+    mlir::OpBuilder builder(read);
+    const mlir::Value padding = bf16Padding(builder, read);
+    auto from_c = mlir::vector::TransferReadOp::create(builder, read.getLoc(), asBf16(read.getVectorType()),
+                                                       c_view.at(read.getBase()), read.getIndices(),
+                                                       read.getPermutationMapAttr(), padding, read.getMask(),
+                                                       read.getInBoundsAttr());
+    read.replaceAllUsesWith(
+        mlir::arith::ExtFOp::create(builder, read.getLoc(), read.getVectorType(), from_c.getResult()).getResult());
+    read->erase();
+  }
+  for (mlir::vector::TransferWriteOp store : transfers.accumulators) {
+    mlir::OpBuilder builder(store);
+    const mlir::Value rounded =
+        mlir::arith::TruncFOp::create(builder, store.getLoc(), asBf16(store.getVectorType()), store.getVector());
+    mlir::vector::TransferWriteOp::create(builder, store.getLoc(), rounded, c_view.at(store.getBase()),
+                                          store.getIndices(), store.getPermutationMapAttr(), store.getMask(),
+                                          store.getInBoundsAttr());
+    store->erase();
+  }
+  result.applied = true;
+  result.rounded_stores = static_cast<std::int64_t>(transfers.accumulators.size());
+  result.widened_reads = static_cast<std::int64_t>(transfers.reads.size());
+  // The passes that filled the sum and rounded it, then what only they used:
+  // their loops, the sum's subviews, the sum.
+  for (mlir::vector::TransferWriteOp store : transfers.rounding) store->erase();
+  for (mlir::vector::TransferWriteOp store : transfers.prologue) store->erase();
+  mlir::IRRewriter rewriter(function.getContext());
+  (void)mlir::runRegionDCE(rewriter, function->getRegions());
+  return result;
+}
+
+}  // namespace
+
+std::string RoundedCStores::summary() const {
+  if (!bf16_c) return "";
+  if (!applied) return "bf16 C rounded from its f32 sum on the stack (" + kept_because + ")";
+  return fmt::format("bf16 C rounded at {} accumulator stores, widened at {} accumulator reads", rounded_stores,
+                     widened_reads);
+}
+
+RoundedCStores roundCAtItsStores(mlir::ModuleOp module, const RoundingRoute& route) {
+  // A kernel module holds one function, with at most one sum.
+  mlir::memref::AllocaOp sum;
+  module.walk([&](mlir::memref::AllocaOp alloca) {
+    if (alloca->hasAttr(kCSumBuffer)) sum = alloca;
+  });
+  RoundedCStores result;
+  if (!sum) return result;
+  result.bf16_c = true;
+  if (!route.one_pass) {
+    result.kept_because = "the batch runs in chunks";
+    return result;
+  }
+  if (!route.native_rounding) {
+    result.kept_because = "the rounding is integer arithmetic here, kept in one loop";
+    return result;
+  }
+  return roundFunction(sum->getParentOfType<mlir::func::FuncOp>(), sum);
+}
+
+}  // namespace nkbench::mlir_backend
