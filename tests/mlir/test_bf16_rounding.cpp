@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "reference/bf16.h"
 #include "tests/support/kernel_ir.h"
@@ -65,6 +67,35 @@ TEST(Bf16Rounding, FoldsToTheReferenceBitsForEveryKindOfValue) {
     const std::uint16_t expected = toBFloat16(std::bit_cast<float>(kFloatBits[i])).bits;
     EXPECT_EQ(static_cast<std::uint16_t>(folded.getValue().getZExtValue()), expected) << std::hex << kFloatBits[i];
   }
+}
+
+// Vectors take the same ops, lane by lane: valid IR whose NaN select is on
+// i32 lanes, no bf16 value but the result. (arith folds no vector compare;
+// the kernels' rounding tests check vector bits: test_mlir_bf16_c.cpp.)
+TEST(Bf16Rounding, VectorsTakeTheSameOpsOnI32Lanes) {
+  mlir::MLIRContext context;
+  auto module = test::parseKernelIr(context, R"mlir(
+func.func @rounding(%x: vector<4xf32>) -> vector<4xbf16> {
+  %r = arith.truncf %x : vector<4xf32> to vector<4xbf16>
+  return %r : vector<4xbf16>
+}
+)mlir");
+  ASSERT_TRUE(module);
+  mlir::RewritePatternSet patterns(&context);
+  populateBf16RoundingPatterns(patterns);
+  ASSERT_TRUE(mlir::succeeded(mlir::applyPatternsGreedily(*module, std::move(patterns))));
+  ASSERT_TRUE(mlir::succeeded(mlir::verify(*module)));
+  int truncations = 0, selects = 0, bf16_values = 0;
+  module->walk([&](mlir::Operation* op) {
+    truncations += llvm::isa<mlir::arith::TruncFOp>(op);
+    if (auto select = llvm::dyn_cast<mlir::arith::SelectOp>(op))
+      selects += select.getType() == mlir::VectorType::get({4}, mlir::IntegerType::get(&context, 32));
+    for (mlir::Value result : op->getResults())
+      bf16_values += mlir::getElementTypeOrSelf(result.getType()).isBF16();
+  });
+  EXPECT_EQ(truncations, 0);
+  EXPECT_EQ(selects, 1);
+  EXPECT_EQ(bf16_values, 1);  // the final bitcast
 }
 
 }  // namespace

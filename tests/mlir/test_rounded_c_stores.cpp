@@ -119,17 +119,18 @@ TEST(RoundedCStores, ChunkedBatchKeepsTheSum) {
   EXPECT_EQ(count(*module).allocas, 1);
 }
 
-// A read of row 2 after the blocks may see a block's store (the loop's rows
-// 0-3): the rounded C would not give back the sum, so the kernel keeps it.
 TEST(RoundedCStores, IntegerRoundingKeepsTheSum) {
   mlir::MLIRContext context;
   auto module = test::parseKernelIr(context, kernel("").c_str());
   ASSERT_TRUE(module);
   const RoundedCStores rounded = roundCAtItsStores(*module, {.one_pass = true, .native_rounding = false});
   EXPECT_FALSE(rounded.applied);
+  EXPECT_EQ(rounded.kept_because, "the rounding is integer arithmetic here, kept in one loop");
   EXPECT_EQ(count(*module).allocas, 1);
 }
 
+// A read of row 2 after the blocks may see a block's store (the loop's rows
+// 0-3): the rounded C would not give back the sum, so the kernel keeps it.
 TEST(RoundedCStores, AReadThatMaySeeAStoreKeepsTheSum) {
   mlir::MLIRContext context;
   auto module = test::parseKernelIr(context, kernel(R"mlir(
@@ -142,6 +143,48 @@ TEST(RoundedCStores, AReadThatMaySeeAStoreKeepsTheSum) {
   EXPECT_FALSE(rounded.applied);
   EXPECT_EQ(rounded.kept_because, "a read of it may see one of its stores");
   EXPECT_EQ(count(*module).allocas, 1);
+}
+
+// Accumulators not hoisted out of a reduction loop: each iteration reads what
+// the one before stored, at the same place (and reads nothing after a store in
+// its own iteration). Rounded at every step, C would lose the sum's bits, so
+// the kernel keeps it.
+TEST(RoundedCStores, AReadOfALaterIterationKeepsTheSum) {
+  mlir::MLIRContext context;
+  auto module = test::parseKernelIr(context, R"mlir(
+func.func @nk_brgemm(%A: memref<4xf32>, %B: memref<4xf32>, %C: memref<4x20xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %pad = arith.constant 0.0 : f32
+  %one = arith.constant dense<1.0> : vector<1x16xf32>
+  %sum = memref.alloca() {alignment = 64 : i64, nkbench.c_sum} : memref<4x20xf32>
+  scf.for %k = %c0 to %c8 step %c1 {
+    %acc = vector.transfer_read %sum[%c0, %c0], %pad {in_bounds = [true, true]} : memref<4x20xf32>, vector<1x16xf32>
+    %next = arith.addf %acc, %one : vector<1x16xf32>
+    vector.transfer_write %next, %sum[%c0, %c0] {in_bounds = [true, true]} : vector<1x16xf32>, memref<4x20xf32>
+  }
+  %s = vector.transfer_read %sum[%c0, %c0], %pad {in_bounds = [true, true]} : memref<4x20xf32>, vector<1x16xf32>
+  %r = arith.truncf %s : vector<1x16xf32> to vector<1x16xbf16>
+  vector.transfer_write %r, %C[%c0, %c0] {in_bounds = [true, true]} : vector<1x16xbf16>, memref<4x20xbf16>
+  return
+}
+)mlir");
+  ASSERT_TRUE(module);
+  const RoundedCStores rounded = roundCAtItsStores(*module, kNative);
+  EXPECT_FALSE(rounded.applied);
+  EXPECT_EQ(rounded.kept_because, "a read of it may see one of its stores");
+}
+
+// A read of C itself after the blocks would see rounded values mid-kernel.
+TEST(RoundedCStores, AReadOfCAfterTheStoresKeepsTheSum) {
+  mlir::MLIRContext context;
+  auto module = test::parseKernelIr(context, kernel(R"mlir(
+  %seen = vector.transfer_read %C[%c1, %c0], %bf16_pad {in_bounds = [true, true]} : memref<4x20xbf16>, vector<1x16xbf16>
+  vector.transfer_write %seen, %C[%c1, %c0] {in_bounds = [true, true]} : vector<1x16xbf16>, memref<4x20xbf16>
+)mlir").c_str());
+  ASSERT_TRUE(module);
+  EXPECT_FALSE(roundCAtItsStores(*module, kNative).applied);
 }
 
 TEST(RoundedCStores, AnF32CIsNotTouched) {

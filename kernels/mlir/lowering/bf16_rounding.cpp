@@ -17,6 +17,9 @@ struct TruncToBf16AsIntegers : mlir::OpRewritePattern<mlir::arith::TruncFOp> {
     const mlir::Value in = op.getIn();
     if (!mlir::getElementTypeOrSelf(in.getType()).isF32() || !mlir::getElementTypeOrSelf(op.getType()).isBF16())
       return mlir::failure();
+    // Scalars and vectors: the integer ops below take no tensors.
+    if (llvm::isa<mlir::ShapedType>(in.getType()) && !llvm::isa<mlir::VectorType>(in.getType()))
+      return mlir::failure();
     const mlir::Location loc = op.getLoc();
     // The integer type of `width` bits, in the operand's vector shape if it has one.
     auto integers = [&](unsigned width) -> mlir::Type {

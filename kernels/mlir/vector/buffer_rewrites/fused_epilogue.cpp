@@ -3,27 +3,35 @@
 #include <fmt/format.h>
 
 #include "harness/core/error.h"
-#include "kernels/mlir/vector/payload_ir.h"
+#include "kernels/mlir/vector/buffer_rewrites/kernel_buffers.h"
 #include "kernels/mlir/vector/buffer_rewrites/transfer_overlap.h"
+#include "kernels/mlir/vector/payload_ir.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace nkbench::mlir_backend {
 namespace {
 
-constexpr unsigned kCArgument = 2, kBiasArgument = 3;
-
 // Where the kernel's f32 sums are stored: C, or a bf16 C's f32 sum on the stack.
 mlir::Value sumBuffer(mlir::func::FuncOp function) {
-  mlir::Value buffer = function.getArgument(kCArgument);
-  function.walk([&](mlir::memref::AllocaOp alloca) {
-    if (alloca->hasAttr(kCSumBuffer)) buffer = alloca.getResult();
-  });
-  return buffer;
+  if (mlir::memref::AllocaOp sum = cSumOf(function)) return sum.getResult();
+  return function.getArgument(kCArgument);
+}
+
+// Subviews folded into the transfers that use them, so that a transfer's
+// indices are its buffer's own. (A transfer that may be out of bounds on its
+// subview keeps it.)
+void foldSubviewsIntoTransfers(mlir::ModuleOp module) {
+  mlir::RewritePatternSet patterns(module.getContext());
+  mlir::memref::populateFoldMemRefAliasOpPatterns(patterns);
+  if (mlir::failed(mlir::applyPatternsGreedily(module, std::move(patterns))))
+    throw Error("mlir: folding C's subviews for the fused epilogue did not converge");
 }
 
 // The bias of the store's columns, as the stored vector's shape: one vector
@@ -90,7 +98,7 @@ FusedEpilogue fuseEpilogue(mlir::ModuleOp module, const MlpLayers& epilogue) {
       store.getValueToStoreMutable().assign(value);
       ++fused.fused_stores;
       TransferSpan stored = spanOf(store);
-      stored.buffer = c;  // a bf16 C's sum stands for C
+      if (stored.buffer == sums) stored.buffer = c;  // a bf16 C's sum stands for C
       for (mlir::Operation* after = store->getNextNode(); after; after = after->getNextNode())
         after->walk([&](mlir::vector::TransferReadOp read) {
           const TransferSpan span = spanOf(read);

@@ -23,7 +23,8 @@ struct FusedEpilogue {
   std::string epilogue;          // "bias+relu", "bias", "relu"
   std::int64_t fused_stores = 0;   // stores of accumulators that took the epilogue
   // Reads of C after a fused store, in its block, that may see what it wrote: a
-  // second pass (0). (A bf16 C is then rounded from the stores: rounded_c_stores.h.)
+  // second pass (0). (Where the target rounds natively, a bf16 C is then rounded
+  // at these stores: rounded_c_stores.h.)
   std::int64_t reads_after = 0;
   std::string summary() const;     // for the row's nanokernel evidence
 };

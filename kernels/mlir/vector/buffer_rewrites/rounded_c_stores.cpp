@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "kernels/mlir/vector/payload_ir.h"
+#include "kernels/mlir/vector/buffer_rewrites/kernel_buffers.h"
 #include "kernels/mlir/vector/buffer_rewrites/transfer_overlap.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -15,8 +15,6 @@
 
 namespace nkbench::mlir_backend {
 namespace {
-
-constexpr unsigned kCArgument = 2;
 
 // The sum's transfers, by what they do, and its subviews.
 struct SumTransfers {
@@ -73,34 +71,58 @@ bool classify(mlir::Value view, mlir::Value c, SumTransfers& transfers) {
   return true;
 }
 
-// Whether some read of the sum comes after a store to it that it may see.
-bool readAfterStore(mlir::func::FuncOp function, const SumTransfers& transfers) {
+// Whether some read of the sum, or of C (which the stores will write), may see
+// one of the sum's stores: after it in one iteration of the loops around both,
+// or in a later iteration of one of them.
+bool readAfterStore(mlir::func::FuncOp function, mlir::Value sum, mlir::Value c, const SumTransfers& transfers) {
   llvm::SmallPtrSet<mlir::Operation*, 32> stores, reads;
   for (mlir::vector::TransferWriteOp store : transfers.accumulators) stores.insert(store);
   for (mlir::vector::TransferReadOp read : transfers.reads) reads.insert(read);
-  llvm::SmallVector<TransferSpan> stored;
+  function.walk([&](mlir::vector::TransferReadOp read) {
+    if (spanOf(read).buffer == c) reads.insert(read);
+  });
+  // Spans with `loop`'s induction variable kept apart (null: none), in the sum.
+  auto span = [&](mlir::Operation* op, mlir::scf::ForOp loop) {
+    TransferSpan in_sum = spanOf(llvm::cast<mlir::VectorTransferOpInterface>(op), loop);
+    if (in_sum.buffer == c) in_sum.buffer = sum;
+    return in_sum;
+  };
+  llvm::SmallVector<mlir::Operation*> stored;
   bool seen = false;
+  // Transfers have no regions: the walk meets them in program order.
   function.walk([&](mlir::Operation* op) {
-    if (stores.contains(op)) stored.push_back(spanOf(llvm::cast<mlir::vector::TransferWriteOp>(op)));
+    if (stores.contains(op)) stored.push_back(op);
     if (!reads.contains(op)) return mlir::WalkResult::advance();
-    const TransferSpan read = spanOf(llvm::cast<mlir::vector::TransferReadOp>(op));
-    seen = llvm::any_of(stored, [&](const TransferSpan& store) { return mayOverlap(store, read); });
+    const TransferSpan read = span(op, {});
+    for (mlir::Operation* store : stored)
+      if (mayOverlap(span(store, {}), read)) seen = true;
+    for (auto loop = op->getParentOfType<mlir::scf::ForOp>(); loop && !seen;
+         loop = loop->getParentOfType<mlir::scf::ForOp>())
+      for (mlir::Operation* store : stores)
+        if (loop->isProperAncestor(store) && mayOverlapAcrossIterations(span(store, loop), span(op, loop), loop)) {
+          seen = true;
+          break;
+        }
     return seen ? mlir::WalkResult::interrupt() : mlir::WalkResult::advance();
   });
   return seen;
 }
 
-// A read of the sum becomes a read of C where its padding, zero or poison,
+// A read of the sum becomes a read of C where its padding, poison or a zero,
 // has a bf16 equal.
 bool paddingCarriesOver(mlir::vector::TransferReadOp read) {
+  llvm::APFloat value(0.0f);
   return read.getPadding().getDefiningOp<mlir::ub::PoisonOp>() ||
-         mlir::matchPattern(read.getPadding(), mlir::m_AnyZeroFloat());
+         (mlir::matchPattern(read.getPadding(), mlir::m_ConstantFloat(&value)) && value.isZero());
 }
 
 mlir::Value bf16Padding(mlir::OpBuilder& builder, mlir::vector::TransferReadOp read) {
   if (read.getPadding().getDefiningOp<mlir::ub::PoisonOp>())
     return mlir::ub::PoisonOp::create(builder, read.getLoc(), builder.getBF16Type());
-  return mlir::arith::ConstantOp::create(builder, read.getLoc(), builder.getZeroAttr(builder.getBF16Type()));
+  llvm::APFloat value(0.0f);
+  (void)mlir::matchPattern(read.getPadding(), mlir::m_ConstantFloat(&value));
+  return mlir::arith::ConstantOp::create(builder, read.getLoc(),
+                                         builder.getFloatAttr(builder.getBF16Type(), value.isNegative() ? -0.0 : 0.0));
 }
 
 mlir::VectorType asBf16(mlir::VectorType type) { return type.clone(mlir::BFloat16Type::get(type.getContext())); }
@@ -110,12 +132,19 @@ RoundedCStores roundFunction(mlir::func::FuncOp function, mlir::memref::AllocaOp
   result.bf16_c = true;
   const mlir::Value c = function.getArgument(kCArgument);
   SumTransfers transfers;
-  if (!classify(sum.getResult(), c, transfers) || transfers.accumulators.empty() ||
-      !llvm::all_of(transfers.reads, paddingCarriesOver)) {
-    result.kept_because = "it has other uses than the blocks' transfers";
+  if (!classify(sum.getResult(), c, transfers)) {
+    result.kept_because = "it has other users than transfers and subviews";
     return result;
   }
-  if (readAfterStore(function, transfers)) {
+  if (transfers.accumulators.empty()) {
+    result.kept_because = "no block stores into it";
+    return result;
+  }
+  if (!llvm::all_of(transfers.reads, paddingCarriesOver)) {
+    result.kept_because = "a read of it pads with a value other than zero";
+    return result;
+  }
+  if (readAfterStore(function, sum.getResult(), c, transfers)) {
     result.kept_because = "a read of it may see one of its stores";
     return result;
   }
@@ -170,12 +199,9 @@ std::string RoundedCStores::summary() const {
 }
 
 RoundedCStores roundCAtItsStores(mlir::ModuleOp module, const RoundingRoute& route) {
-  // A kernel module holds one function, with at most one sum.
-  mlir::memref::AllocaOp sum;
-  module.walk([&](mlir::memref::AllocaOp alloca) {
-    if (alloca->hasAttr(kCSumBuffer)) sum = alloca;
-  });
   RoundedCStores result;
+  // A kernel module holds one function, with at most one sum.
+  const mlir::memref::AllocaOp sum = cSumOf(module);
   if (!sum) return result;
   result.bf16_c = true;
   if (!route.one_pass) {

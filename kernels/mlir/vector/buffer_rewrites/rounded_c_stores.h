@@ -3,9 +3,10 @@
 // sum first under beta 1, and rounds the sum into C after all blocks: two more
 // passes over C, through the stack. Where the kernel runs its whole batch in one
 // pass over C, each register block reads its accumulators once and stores them
-// once, after its last read, and blocks cover disjoint parts of C. Then the
-// reads take C widened, the stores C rounded, and the sum on the stack goes,
-// with the passes that filled and rounded it.
+// once, after its last read, and blocks cover disjoint parts of C; the rewrite
+// checks that no read may see a store. Then the reads take C widened, the
+// stores C rounded, and the sum on the stack goes, with the passes that filled
+// and rounded it.
 // Inserted after bufferization (and after a fused epilogue, whose stores it
 // then rounds), where the sum's reads and writes are vector transfers.
 #pragma once
@@ -38,9 +39,10 @@ struct RoundingRoute {
   bool native_rounding = false;
 };
 
-// Without both, the kernel keeps the sum; also where a read of the sum may see
-// one of its stores (by index ranges, loops counted whole: transfer_overlap.h),
-// where it has other users than transfers and subviews, or where a read's
+// Without both, the kernel keeps the sum; also where a read of the sum or of C
+// may see one of the sum's stores, after it in one iteration or in a later
+// iteration of a loop around both (by index ranges: transfer_overlap.h), where
+// the sum has other users than transfers and subviews, or where a read's
 // padding is neither zero nor poison.
 RoundedCStores roundCAtItsStores(mlir::ModuleOp module, const RoundingRoute& route);
 
