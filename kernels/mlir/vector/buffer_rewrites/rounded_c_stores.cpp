@@ -75,34 +75,34 @@ bool classify(mlir::Value view, mlir::Value c, SumTransfers& transfers) {
 // one of the sum's stores: after it in one iteration of the loops around both,
 // or in a later iteration of one of them.
 bool readAfterStore(mlir::func::FuncOp function, mlir::Value sum, mlir::Value c, const SumTransfers& transfers) {
-  llvm::SmallPtrSet<mlir::Operation*, 32> stores, reads;
+  llvm::SmallPtrSet<mlir::Operation*, 32> stores, sum_reads;
   for (mlir::vector::TransferWriteOp store : transfers.accumulators) stores.insert(store);
-  for (mlir::vector::TransferReadOp read : transfers.reads) reads.insert(read);
-  function.walk([&](mlir::vector::TransferReadOp read) {
-    if (spanOf(read).buffer == c) reads.insert(read);
-  });
+  for (mlir::vector::TransferReadOp read : transfers.reads) sum_reads.insert(read);
   // Spans with `loop`'s induction variable kept apart (null: none), in the sum.
   auto span = [&](mlir::Operation* op, mlir::scf::ForOp loop) {
     TransferSpan in_sum = spanOf(llvm::cast<mlir::VectorTransferOpInterface>(op), loop);
     if (in_sum.buffer == c) in_sum.buffer = sum;
     return in_sum;
   };
-  llvm::SmallVector<mlir::Operation*> stored;
+  llvm::SmallVector<TransferSpan> stored;  // of the stores met so far, no loop kept apart
   bool seen = false;
   // Transfers have no regions: the walk meets them in program order.
   function.walk([&](mlir::Operation* op) {
-    if (stores.contains(op)) stored.push_back(op);
-    if (!reads.contains(op)) return mlir::WalkResult::advance();
-    const TransferSpan read = span(op, {});
-    for (mlir::Operation* store : stored)
-      if (mayOverlap(span(store, {}), read)) seen = true;
+    if (stores.contains(op)) stored.push_back(span(op, {}));
+    auto read = llvm::dyn_cast<mlir::vector::TransferReadOp>(op);
+    if (!read) return mlir::WalkResult::advance();
+    // The sum's reads outside the epilogue, and every read of C.
+    TransferSpan read_span = spanOf(read);
+    if (!sum_reads.contains(op) && read_span.buffer != c) return mlir::WalkResult::advance();
+    if (read_span.buffer == c) read_span.buffer = sum;
+    seen = llvm::any_of(stored, [&](const TransferSpan& store) { return mayOverlap(store, read_span); });
     for (auto loop = op->getParentOfType<mlir::scf::ForOp>(); loop && !seen;
-         loop = loop->getParentOfType<mlir::scf::ForOp>())
-      for (mlir::Operation* store : stores)
-        if (loop->isProperAncestor(store) && mayOverlapAcrossIterations(span(store, loop), span(op, loop), loop)) {
-          seen = true;
-          break;
-        }
+         loop = loop->getParentOfType<mlir::scf::ForOp>()) {
+      read_span = span(op, loop);
+      seen = llvm::any_of(stores, [&](mlir::Operation* store) {
+        return loop->isProperAncestor(store) && mayOverlapAcrossIterations(span(store, loop), read_span, loop);
+      });
+    }
     return seen ? mlir::WalkResult::interrupt() : mlir::WalkResult::advance();
   });
   return seen;
