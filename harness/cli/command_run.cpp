@@ -174,7 +174,7 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
   cmd->add_option("--case-timeout", args->case_timeout_s,
                   "Seconds a case may take before its running kernel is stopped as hung (isolated runs; 0: no limit)")
       ->capture_default_str()
-      ->check((CLI::NonNegativeNumber & finiteNumber()).description("NON-NEGATIVE"));
+      ->check(caseTimeout());
   cmd->add_flag("--quiet", args->quiet, "No progress bar on stderr (it only shows on a terminal anyway)");
   cmd->footer("Exit status: 0 when every row passed or was skipped, 1 when a row failed verification or\n"
               "errored (a crash or a timeout included), 2 on bad input (suite, options), 130 when\n"

@@ -1,3 +1,4 @@
+#include <exception>
 #include <iostream>
 #include <string>
 
@@ -28,5 +29,8 @@ int main(int argc, char** argv) {
   } catch (const nkbench::Error& error) {
     std::cerr << "nkbench: error: " << error.what() << "\n";
     return nkbench::cli::kExitUsage;
+  } catch (const std::exception& error) {  // e.g. out of memory for a case's operands
+    std::cerr << "nkbench: error: " << error.what() << "\n";
+    return nkbench::cli::kExitVerificationFailed;
   }
 }

@@ -35,6 +35,13 @@ inline CLI::Validator coldMib() {
   return (CLI::Range(0.0, kMaxColdMib) & finiteNumber()).description("in [0 - 1048576]");
 }
 
+// --case-timeout: up to a week, so that the deadline it sets (steady clock
+// milliseconds) cannot overflow; 0 means no limit.
+inline constexpr double kMaxCaseTimeoutSeconds = 7 * 24 * 3600;
+inline CLI::Validator caseTimeout() {
+  return (CLI::Range(0.0, kMaxCaseTimeoutSeconds) & finiteNumber()).description("in [0 - 604800]");
+}
+
 // --cold-mib in bytes, for a value coldMib() accepted; 0 stays 0 (the default span).
 inline std::int64_t coldRotationBytes(double mib) { return static_cast<std::int64_t>(mib * 1024 * 1024); }
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/core/error.h"
 #include "harness/host/omp_threads.h"
@@ -26,6 +28,25 @@
 namespace nkbench {
 namespace {
 
+// The runner's ends of the pipes of every live worker (one per thread count).
+// A worker is a fork: it would inherit the other workers' ends and hold their
+// request pipes open, so that they never see the end of their requests and
+// the runner waits for them forever. Each new worker closes them first.
+std::vector<int>& workerPipeEnds() {
+  static std::vector<int> ends;
+  return ends;
+}
+
+void closeWorkerPipeEnd(int fd) {
+  auto& ends = workerPipeEnds();
+  ends.erase(std::remove(ends.begin(), ends.end(), fd), ends.end());
+  ::close(fd);
+}
+
+// JSON for the pipe: a note may quote bytes that are not UTF-8 (compiler
+// output, a path); they become U+FFFD, as in the reports, instead of throwing.
+std::string pipeJson(const nlohmann::json& json) { return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
 // What the child said before it ended, and how it ended.
 struct ChildReport {
   std::optional<std::vector<ResultRow>> rows;  // sent when the case completed
@@ -36,14 +57,17 @@ struct ChildReport {
   std::string error;                           // an exception that escaped the case
   int wait_status = 0;
   bool timed_out = false;
+  bool ready = false;                          // warmed up: the case's time starts
 };
 
-// Lines from the child: "stage INDEX STAGE ROW", "fault TEXT", "rows ROWS", "error TEXT".
+// Lines from the child: "ready", "stage INDEX STAGE ROW", "fault TEXT", "rows ROWS", "error TEXT".
 void readLine(const std::string& line, ChildReport& report, const std::vector<std::size_t>& indices,
               const StageObserver& observe) {
   const std::size_t space = line.find(' ');
   const std::string kind = line.substr(0, space), rest = space == std::string::npos ? "" : line.substr(space + 1);
-  if (kind == "stage") {
+  if (kind == "ready") {
+    report.ready = true;
+  } else if (kind == "stage") {
     std::size_t index = 0, stage = 0;
     int consumed = 0;
     long long signed_index = 0;
@@ -90,7 +114,7 @@ std::string caseRequest(const SuiteCase& c, const std::vector<std::size_t>& indi
                                   {"bias", p.mlp.bias},
                                   {"activation", toString(p.mlp.activation)},
                                   {"backends", indices}};
-  return "case " + request.dump() + "\n";
+  return "case " + pipeJson(request) + "\n";
 }
 
 struct CaseRequest {
@@ -135,6 +159,7 @@ CaseRequest readCaseRequest(const std::string& line) {
     ::_exit(3);
   }
   warmUpBackends(backends);
+  writeAll(reports, "ready\n");
   std::string pending;
   char buffer[4096];
   for (;;) {
@@ -154,11 +179,11 @@ CaseRequest readCaseRequest(const std::string& line) {
       const std::vector<ResultRow> rows =
           runCase(request.c, chosen, settings, [&](std::size_t b, CaseStage s, const ResultRow& row) {
             const long long index = b == kNoBackend ? -1 : static_cast<long long>(b);
-            writeAll(reports, fmt::format("stage {} {} {}\n", index, static_cast<int>(s), toJson(row).dump()));
+            writeAll(reports, fmt::format("stage {} {} {}\n", index, static_cast<int>(s), pipeJson(toJson(row))));
           });
       nlohmann::json list = nlohmann::json::array();
       for (const ResultRow& row : rows) list.push_back(toJson(row));
-      writeAll(reports, "rows " + list.dump() + "\n");
+      writeAll(reports, "rows " + pipeJson(list) + "\n");
     } catch (const std::exception& error) {
       // Whatever escaped may have left the backends half done: a fresh worker takes the next case.
       std::string what = error.what();
@@ -203,20 +228,47 @@ void IsolatedCases::start() {
   const pid_t child = ::fork();
   if (child < 0) throw Error(fmt::format("--isolate: cannot fork: {}", std::strerror(errno)));
   if (child == 0) {
+    for (int fd : workerPipeEnds()) ::close(fd);
     ::close(requests[1]);
     ::close(reports[0]);
     runWorker(requests[0], reports[1], backends_, settings_);
   }
   ::close(requests[0]);
   ::close(reports[1]);
-  worker_ = {child, requests[1], reports[0]};
+  worker_ = {child, requests[1], reports[0], true};
+  workerPipeEnds().push_back(worker_.requests);
+  workerPipeEnds().push_back(worker_.reports);
+}
+
+bool IsolatedCases::send(const std::string& request) {
+  // A worker that died while idle (killed from outside) has closed its end:
+  // the write fails with EPIPE, and SIGPIPE, held back, must not end the run.
+  sigset_t pipe_signal, previous;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
+  std::size_t done = 0;
+  while (done < request.size()) {
+    const ssize_t n = ::write(worker_.requests, request.data() + done, request.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  const bool sent = done == request.size();
+  const int write_error = errno;
+  const timespec no_wait{0, 0};
+  while (::sigtimedwait(&pipe_signal, nullptr, &no_wait) > 0) {
+  }
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  errno = write_error;
+  return sent;
 }
 
 void IsolatedCases::stop(bool kill_it) {
   if (worker_.pid == 0) return;
   if (kill_it) ::kill(worker_.pid, SIGKILL);
-  ::close(worker_.requests);  // a worker waiting for a case ends
-  ::close(worker_.reports);
+  closeWorkerPipeEnd(worker_.requests);  // a worker waiting for a case ends
+  closeWorkerPipeEnd(worker_.reports);
   int status = 0;
   while (::waitpid(worker_.pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -228,12 +280,19 @@ IsolatedCases::Report IsolatedCases::attempt(const SuiteCase& c, const std::vect
   if (worker_.pid == 0) start();
   Report report;
   const std::string request = caseRequest(c, indices);
-  if (::write(worker_.requests, request.data(), request.size()) != ssize_t(request.size()))
-    throw Error(fmt::format("--isolate: cannot send a case to the worker: {}", std::strerror(errno)));
+  if (!send(request)) {  // the worker is gone: a fresh one takes the case
+    stop(true);
+    start();
+    if (!send(request))
+      throw Error(fmt::format("--isolate: cannot send a case to the worker: {}", std::strerror(errno)));
+  }
   setRunningChild(worker_.pid);
   using Clock = std::chrono::steady_clock;
   const double timeout_s = isolation_.case_timeout_s;
-  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+  const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  // A fresh worker warms up first (warmUpBackends): the case's time starts when it is ready.
+  auto deadline = Clock::now() + limit;
+  bool waiting_for_ready = worker_.fresh;
   std::string pending;
   char buffer[65536];
   while (!report.rows && report.error.empty()) {
@@ -256,14 +315,19 @@ IsolatedCases::Report IsolatedCases::attempt(const SuiteCase& c, const std::vect
     pending.append(buffer, static_cast<std::size_t>(n));
     for (std::size_t end; (end = pending.find('\n')) != std::string::npos; pending.erase(0, end + 1))
       readLine(pending.substr(0, end), report, indices, observe);
+    if (waiting_for_ready && report.ready) {
+      waiting_for_ready = false;
+      worker_.fresh = false;
+      deadline = Clock::now() + limit;
+    }
   }
   setRunningChild(0);
   report.worker_ended = !report.rows;
   if (report.worker_ended) {
     // Dead, hung or giving up: collect how it ended, and start afresh next time.
     if (report.timed_out) ::kill(worker_.pid, SIGKILL);
-    ::close(worker_.requests);
-    ::close(worker_.reports);
+    closeWorkerPipeEnd(worker_.requests);
+    closeWorkerPipeEnd(worker_.reports);
     while (::waitpid(worker_.pid, &report.wait_status, 0) < 0 && errno == EINTR) {
     }
     worker_ = {};

@@ -12,6 +12,8 @@
 
 #include <sys/types.h>
 
+#include <string>
+
 #include <vector>
 
 #include "harness/run/case_runner.h"
@@ -38,9 +40,11 @@ class IsolatedCases {
     pid_t pid = 0;
     int requests = -1;  // the worker reads case requests from it
     int reports = -1;   // and writes stages, faults and rows to it
+    bool fresh = false;  // has not said it is ready (warmed up) yet
   };
   void start();
   void stop(bool kill_it);
+  bool send(const std::string& request);  // false: the worker is gone
   struct Report;
   Report attempt(const SuiteCase& c, const std::vector<std::size_t>& indices, const StageObserver& observe);
 

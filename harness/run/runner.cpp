@@ -237,12 +237,16 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
                           : fmt::format("{}{} {}: {}", c.id, on, group.pointers[b]->name(), toString(stage)));
       };
       std::vector<ResultRow> case_rows = runInGroup(group, c, options, show_progress);
+      // The JSON first: a CSV that cannot be written (a full disk) ends the
+      // run with its error, and the JSON still holds this case's rows.
+      const std::size_t first_new = summary.rows.size();
       for (ResultRow& row : case_rows) {
         if (isFailure(row)) ++summary.failures;
-        if (csv) csv->write(row);
         summary.rows.push_back(std::move(row));
       }
       writeJsonReports(options, summary);
+      if (csv)
+        for (std::size_t r = first_new; r < summary.rows.size(); ++r) csv->write(summary.rows[r]);
       progress.caseDone();
     }
   }

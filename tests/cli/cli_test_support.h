@@ -34,6 +34,12 @@ inline Outcome runNkbench(const std::string& arguments, const std::string& envir
   return outcome;
 }
 
+// The same, stopped by SIGTERM (exit status 124) if it is still running after
+// `seconds`: for runs that could hang.
+inline Outcome runNkbenchWithin(int seconds, const std::string& arguments) {
+  return runNkbench(arguments, "timeout " + std::to_string(seconds));
+}
+
 // nkbench on this host masked to a smaller host class (NKBENCH_HOST_CLASS), so
 // that the paths of smaller hosts run on every host.
 inline Outcome nkbenchAs(const std::string& host_class, const std::string& arguments) {

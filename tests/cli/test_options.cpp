@@ -60,5 +60,11 @@ TEST(Options, ColdMibIsBoundedSoItsBytesFit) {
   EXPECT_EQ(coldRotationBytes(kMaxColdMib), std::int64_t{1} << 40);
 }
 
+// 1e16 s overflowed the deadline's milliseconds: every case timed out at once.
+TEST(Options, CaseTimeoutIsBoundedSoItsDeadlineFits) {
+  for (const char* bad : {"1e16", "inf", "nan", "-1", "604801"}) EXPECT_NE(refusal(caseTimeout(), bad), "") << bad;
+  for (const char* good : {"0", "2", "600", "604800"}) EXPECT_EQ(refusal(caseTimeout(), good), "") << good;
+}
+
 }  // namespace
 }  // namespace nkbench::cli

@@ -61,6 +61,21 @@ TEST(Threads, ACaseMaySetItsOwnCount) {
   EXPECT_EQ(report.at("rows")[0].at("status"), "passed");
 }
 
+// Each thread count has a worker process of its own; a worker forked later
+// must not hold an earlier one's request pipe open, or that one never sees the
+// end of its requests and the run waits for it forever after the last case.
+TEST(Threads, AnyOrderOfCountsEndsTheRun) {
+  if (usableCoreCount() < 2) GTEST_SKIP() << "one core";
+  const fs::path suite = tempPath("threads-order.yaml");
+  std::ofstream(suite) << "suite: threads-order\ncases:\n" << kCases;
+  const fs::path json = tempPath("threads-order.json");
+  const Outcome run = runNkbenchWithin(120, "run --suite " + suite.string() + " --backends eigen --threads 2,1 " +
+                                                kQuick + " --json " + json.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("4 rows: 3 passed, 0 failed, 1 skipped"), std::string::npos) << run.output;
+  EXPECT_EQ(readReport(json).at("rows").size(), 4u);
+}
+
 TEST(Threads, MoreThreadsThanCoresAreRefusedInOneLine) {
   const int too_many = usableCoreCount() + 1;
   const Outcome run = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --threads " +
