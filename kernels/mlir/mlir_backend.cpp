@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <utility>
 
 #include "harness/core/error.h"
 #include "harness/host/cache_info.h"
@@ -108,21 +109,31 @@ class BrgemmKernel final : public Kernel {
 // dot-product route B's rows are padded with zero columns to whole vectors
 // (vnniBColumns), which the kernel's masked N edge reads; C (CElement: f32 or
 // bf16) is the caller's.
+// B in VNNI pairs shared by the row panels of one BRGEMM, packed by the panel
+// whose `packs` is set; no pairs: each kernel packs its own.
+struct SharedVnniB {
+  std::shared_ptr<BFloat16Buffer> pairs;
+  bool packs = true;
+};
+
 template <class CElement>
 class Bf16BrgemmKernel final : public Kernel {
  public:
   Bf16BrgemmKernel(std::shared_ptr<CompiledKernel> compiled, const Problem& problem, const Problem& kernel_problem,
-                   std::int64_t b_columns, Operands operands, KernelInfo info)
+                   std::int64_t b_columns, Operands operands, KernelInfo info, const SharedVnniB& shared_b)
       : calls_(std::move(compiled)), problem_(problem), k_(kernel_problem.k), b_columns_(b_columns),
-        operands_(operands), info_(std::move(info)) {}
+        operands_(operands), info_(std::move(info)),
+        b_vnni_(shared_b.pairs ? shared_b.pairs : std::make_shared<BFloat16Buffer>()),
+        packs_b_(!shared_b.pairs || shared_b.packs) {}
   void pack() override {
     if (k_ != problem_.k)
       padAToKBatched(operands_.aAs<BFloat16>(), problem_.batch, problem_.m, problem_.k, k_, a_pairs_);
-    packBVnniBatched(operands_.bAs<BFloat16>(), problem_.batch, problem_.k, problem_.n, k_, b_columns_, b_vnni_);
+    if (packs_b_)
+      packBVnniBatched(operands_.bAs<BFloat16>(), problem_.batch, problem_.k, problem_.n, k_, b_columns_, *b_vnni_);
   }
   void compute() override {
     const void* a = k_ != problem_.k ? static_cast<const void*>(a_pairs_.data()) : operands_.a;
-    calls_.run([&](mlir_backend::KernelFunction kernel) { kernel(a, b_vnni_.data(), operands_.c); });
+    calls_.run([&](mlir_backend::KernelFunction kernel) { kernel(a, b_vnni_->data(), operands_.c); });
   }
   void finishCalls() override { calls_.finish(); }
   const KernelInfo& info() const override { return info_; }
@@ -134,7 +145,9 @@ class Bf16BrgemmKernel final : public Kernel {
   std::int64_t b_columns_;  // columns of B's packed VNNI rows
   Operands operands_;
   KernelInfo info_;
-  BFloat16Buffer a_pairs_, b_vnni_;
+  BFloat16Buffer a_pairs_;
+  std::shared_ptr<BFloat16Buffer> b_vnni_;
+  bool packs_b_;
 };
 
 // bf16 BRGEMM whose kernel reads A widened to f32 (Bf16F32AFma): A is widened
@@ -341,12 +354,15 @@ class MlirBackend final : public Backend {
     const bool bf16_c = problem.c_dtype == DType::BF16;
     if (problem.kind == OpKind::Brgemm) {
       // Too many rows for the f32 sum on the stack: row panels that fit, each its own BRGEMM.
-      if (sumsBf16COnTheStack(problem, schedule) && bf16CSumRows(problem) < problem.m)
+      // The panels share B (and its packing): one copy, as one BRGEMM reads it.
+      if (sumsBf16COnTheStack(problem, schedule) && bf16CSumRows(problem) < problem.m) {
+        auto shared_b = std::make_shared<BFloat16Buffer>();
         return std::make_unique<RowPanelBrgemm>(
             problem, operands, panelRows(problem, schedule),
-            [this, route](const Problem& panel, const Operands& panel_operands) {
-              return prepareBrgemm(panel, route, panel_operands);
+            [this, route, shared_b, first = true](const Problem& panel, const Operands& panel_operands) mutable {
+              return prepareBrgemm(panel, route, panel_operands, SharedVnniB{shared_b, std::exchange(first, false)});
             });
+      }
       return prepareBrgemm(problem, route, operands);
     }
     const GemmBlocking blocking = mlir_backend::gemmBlockingFor(problem, schedule, caches_);
@@ -457,10 +473,11 @@ class MlirBackend final : public Backend {
     return rows >= schedule.block_m ? rows / schedule.block_m * schedule.block_m : rows;
   }
 
-  std::unique_ptr<Kernel> prepareBrgemm(const Problem& problem, const RouteChoice& route, const Operands& operands) {
+  std::unique_ptr<Kernel> prepareBrgemm(const Problem& problem, const RouteChoice& route, const Operands& operands,
+                                        const SharedVnniB& shared_b = {}) {
     if (route.schedule.bInVnniPairs()) {
-      if (problem.c_dtype == DType::BF16) return makeBf16BrgemmKernel<BFloat16>(problem, route, operands);
-      return makeBf16BrgemmKernel<float>(problem, route, operands);
+      if (problem.c_dtype == DType::BF16) return makeBf16BrgemmKernel<BFloat16>(problem, route, operands, shared_b);
+      return makeBf16BrgemmKernel<float>(problem, route, operands, shared_b);
     }
     auto compiled = compileCached(problem, route.schedule);
     KernelInfo info = describeKernel(*compiled, route, problem.c_dtype);
@@ -475,7 +492,7 @@ class MlirBackend final : public Backend {
   // the problem kernelProblemFor gives.
   template <class CElement>
   std::unique_ptr<Kernel> makeBf16BrgemmKernel(const Problem& problem, const RouteChoice& route,
-                                               const Operands& operands) {
+                                               const Operands& operands, const SharedVnniB& shared_b) {
     const Problem pairs = mlir_backend::kernelProblemFor(problem, route.schedule, caches_);
     auto compiled = compileCached(pairs, route.schedule);
     KernelInfo info = describeKernel(*compiled, route, problem.c_dtype);
@@ -486,7 +503,7 @@ class MlirBackend final : public Backend {
     info.packing = fmt::format("B -> VNNI pairs{}{}", a_padding,
                                b_columns != problem.n ? fmt::format(", rows padded to {} columns", b_columns) : "");
     return std::make_unique<Bf16BrgemmKernel<CElement>>(compiled, problem, pairs, b_columns, operands,
-                                                        std::move(info));
+                                                        std::move(info), shared_b);
   }
 
   // GEMM over blocks: plain (f32, or bf16 for the widening kernels) or with B in VNNI pairs.
