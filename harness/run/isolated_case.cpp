@@ -88,12 +88,20 @@ void readLine(const std::string& line, ChildReport& report, const std::vector<st
   }
 }
 
-void writeAll(int fd, const std::string& text) {
+// Writes all of `text`; false when the other end is gone (errno says how).
+bool writeFully(int fd, const std::string& text) {
   for (std::size_t done = 0; done < text.size();) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n <= 0) ::_exit(4);  // the parent is gone
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
     done += static_cast<std::size_t>(n);
   }
+  return true;
+}
+
+// The worker's writes to the runner.
+void writeAll(int fd, const std::string& text) {
+  if (!writeFully(fd, text)) ::_exit(4);  // the parent is gone
 }
 
 // A case request, one line: "case {...}" with the case and the indices of the
@@ -247,14 +255,7 @@ bool IsolatedCases::send(const std::string& request) {
   sigemptyset(&pipe_signal);
   sigaddset(&pipe_signal, SIGPIPE);
   ::pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
-  std::size_t done = 0;
-  while (done < request.size()) {
-    const ssize_t n = ::write(worker_.requests, request.data() + done, request.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  const bool sent = done == request.size();
+  const bool sent = writeFully(worker_.requests, request);
   const int write_error = errno;
   const timespec no_wait{0, 0};
   while (::sigtimedwait(&pipe_signal, nullptr, &no_wait) > 0) {
@@ -264,8 +265,8 @@ bool IsolatedCases::send(const std::string& request) {
   return sent;
 }
 
-void IsolatedCases::stop(bool kill_it) {
-  if (worker_.pid == 0) return;
+int IsolatedCases::stop(bool kill_it) {
+  if (worker_.pid == 0) return 0;
   if (kill_it) ::kill(worker_.pid, SIGKILL);
   closeWorkerPipeEnd(worker_.requests);  // a worker waiting for a case ends
   closeWorkerPipeEnd(worker_.reports);
@@ -273,6 +274,7 @@ void IsolatedCases::stop(bool kill_it) {
   while (::waitpid(worker_.pid, &status, 0) < 0 && errno == EINTR) {
   }
   worker_ = {};
+  return status;
 }
 
 IsolatedCases::Report IsolatedCases::attempt(const SuiteCase& c, const std::vector<std::size_t>& indices,
@@ -292,7 +294,6 @@ IsolatedCases::Report IsolatedCases::attempt(const SuiteCase& c, const std::vect
   const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
   // A fresh worker warms up first (warmUpBackends): the case's time starts when it is ready.
   auto deadline = Clock::now() + limit;
-  bool waiting_for_ready = worker_.fresh;
   std::string pending;
   char buffer[65536];
   while (!report.rows && report.error.empty()) {
@@ -315,8 +316,7 @@ IsolatedCases::Report IsolatedCases::attempt(const SuiteCase& c, const std::vect
     pending.append(buffer, static_cast<std::size_t>(n));
     for (std::size_t end; (end = pending.find('\n')) != std::string::npos; pending.erase(0, end + 1))
       readLine(pending.substr(0, end), report, indices, observe);
-    if (waiting_for_ready && report.ready) {
-      waiting_for_ready = false;
+    if (worker_.fresh && report.ready) {
       worker_.fresh = false;
       deadline = Clock::now() + limit;
     }
@@ -325,12 +325,7 @@ IsolatedCases::Report IsolatedCases::attempt(const SuiteCase& c, const std::vect
   report.worker_ended = !report.rows;
   if (report.worker_ended) {
     // Dead, hung or giving up: collect how it ended, and start afresh next time.
-    if (report.timed_out) ::kill(worker_.pid, SIGKILL);
-    closeWorkerPipeEnd(worker_.requests);
-    closeWorkerPipeEnd(worker_.reports);
-    while (::waitpid(worker_.pid, &report.wait_status, 0) < 0 && errno == EINTR) {
-    }
-    worker_ = {};
+    report.wait_status = stop(report.timed_out);
   }
   return report;
 }

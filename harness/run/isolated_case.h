@@ -43,7 +43,7 @@ class IsolatedCases {
     bool fresh = false;  // has not said it is ready (warmed up) yet
   };
   void start();
-  void stop(bool kill_it);
+  int stop(bool kill_it);  // the worker's wait status (0 without a worker)
   bool send(const std::string& request);  // false: the worker is gone
   struct Report;
   Report attempt(const SuiteCase& c, const std::vector<std::size_t>& indices, const StageObserver& observe);
