@@ -29,6 +29,7 @@ struct ShowArguments {
   std::string stage = "all";
   std::string schedule;
   std::string tuning = "auto";
+  int threads = 0;  // 0: the case's own, else 1
 };
 
 // Stage names as --stage takes them, in compilation order.
@@ -86,7 +87,8 @@ int show(const ShowArguments& args) {
   }
   const mlir_backend::RouteChoice route = mlir_backend::chooseRoute(isa, c.problem, request);
   const mlir_backend::Schedule& schedule = route.schedule;
-  const Problem kernel = mlir_backend::kernelProblemFor(c.problem, schedule, caches);
+  const int threads = args.threads > 0 ? args.threads : std::max(c.threads, 1);
+  const Problem kernel = mlir_backend::kernelProblemFor(c.problem, schedule, caches, threads);
   // The host by its feature bits, as `run` compiles (a VM's CPU name can lack
   // features its CPUID reports), or a named CPU; generate() never runs the code.
   mlir_backend::MlirCompiler compiler(isa, caches, args.target_cpu);
@@ -124,7 +126,11 @@ void addShowCommand(CLI::App& app, Action& action) {
                   "MLIR schedule instead of the tuned or analytic one: " + mlir_backend::scheduleNames() +
                       ", or FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D][:epilogue=separate]");
   cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str();
-  cmd->footer("Exit status: 0 when printed, 2 on bad input (suite, case, stage, ISA, target CPU).");
+  cmd->add_option("--threads", args->threads,
+                  "Threads a GEMM's blocks are shared among, which the tile route's blocks depend on (default: the "
+                  "case's own, else 1)")
+      ->check(CLI::Range(1, 1024));
+  cmd->footer("Exit status: 0 when printed, 2 on bad input (suite, case, stage, ISA, target CPU, threads).");
   cmd->callback([args, &action] { action = [args] { return show(*args); }; });
 }
 

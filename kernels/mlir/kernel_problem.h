@@ -17,8 +17,11 @@ namespace nkbench::mlir_backend {
 // The tile route (amxGemmBlocking): rows of the schedule's bm, K blocks of its
 // bk, so that each block call keeps its C tiles for the whole reduction (batch
 // = K blocks), and columns widened so that one B panel (K x bn) takes a quarter
-// of L2 (at most N, at least the schedule's bn), whole tiles throughout.
-GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, const CacheSizes& caches);
+// of L2 (at most N, at least the schedule's bn), whole tiles throughout; and
+// narrowed again, by halves, while so few C blocks would leave more than an
+// eighth of the `threads` threads' share idle.
+GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, const CacheSizes& caches,
+                             int threads = 1);
 
 // The order of a GEMM's block calls. The tile route runs N blocks outer: each B
 // panel stays in L2 across all the M blocks while the A panels stream past it,
@@ -35,8 +38,9 @@ MlpBlocking mlpBlockingFor(const Problem& mlp, const Schedule& schedule);
 // on the tile route, whole vectors of columns on the bf16 dot-product route);
 // a BRGEMM with K padded to whole tile
 // steps on the tile route, or made even on the bf16 dot-product route;
-// otherwise the problem itself.
-Problem kernelProblemFor(const Problem& problem, const Schedule& schedule, const CacheSizes& caches);
+// otherwise the problem itself. `threads`: those a GEMM's blocks are shared among.
+Problem kernelProblemFor(const Problem& problem, const Schedule& schedule, const CacheSizes& caches,
+                         int threads = 1);
 
 // Columns of the VNNI rows a kernel of `schedule` reads B from: N, padded with
 // zero columns to whole vectors on the dot-product route (dotPackedColumns).

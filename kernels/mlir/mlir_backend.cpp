@@ -365,7 +365,7 @@ class MlirBackend final : public Backend {
       }
       return prepareBrgemm(problem, route, operands);
     }
-    const GemmBlocking blocking = mlir_backend::gemmBlockingFor(problem, schedule, caches_);
+    const GemmBlocking blocking = mlir_backend::gemmBlockingFor(problem, schedule, caches_, config_.threads);
     const BlockOrder order = mlir_backend::gemmBlockOrderFor(schedule);
     if (problem.dtype == DType::F32)
       return makeGemmKernel(BlockedGemm(problem, blocking, BLayout::Plain, order), route, operands);

@@ -388,6 +388,35 @@ TEST(AmxKernels, GemmBlocksKeepCInTilesAndBPanelsInL2) {
   EXPECT_EQ(gemmBlockOrderFor(selectSchedule(Isa::Avx512, DType::F32)), BlockOrder::MBlocksOuter);
 }
 
+// Panels a quarter of L2 wide can leave fewer C blocks than threads: they are
+// halved until each thread's share of block calls is at most an eighth idle,
+// never below the schedule's own width.
+TEST(AmxKernels, GemmPanelsNarrowUntilEveryThreadHasItsShareOfBlocks) {
+  const Schedule& amx = selectSchedule(Isa::Amx, DType::BF16);
+  CacheSizes caches;
+  caches.l2_bytes = 2 * 1024 * 1024;  // panels of 256 columns at K = 1024
+  const auto columns = [&](std::int64_t m, std::int64_t n, int threads) {
+    return gemmBlockingFor(test::asBf16(test::gemm(m, n, 1024)), amx, caches, threads).bn;
+  };
+  // One 64-row block: one panel on one thread, one per thread after.
+  EXPECT_EQ(columns(64, 256, 1), 256);
+  EXPECT_EQ(columns(64, 256, 2), 128);
+  EXPECT_EQ(columns(64, 256, 4), 64);
+  EXPECT_EQ(columns(64, 256, 8), 64);  // the schedule's width: half the threads idle, said by the row's GFLOPS
+  // Three panels on two threads leave a quarter idle; six share out evenly.
+  EXPECT_EQ(columns(64, 768, 2), 128);
+  // Enough blocks already: the panels stay a quarter of L2.
+  EXPECT_EQ(columns(1024, 1024, 2), 256);
+  EXPECT_EQ(columns(256, 1024, 16), 256);
+  EXPECT_EQ(columns(256, 1024, 32), 128);
+  EXPECT_EQ(columns(256, 1024, 7), 128);  // 16 blocks in 21 slots leave 5 idle, 32 in 35 leave 3
+  EXPECT_EQ(kernelProblemFor(test::asBf16(test::gemm(64, 256, 1024)), amx, caches, 2).n, 128);
+  // The vector routes' blocks do not depend on the threads.
+  const Schedule& dot = selectSchedule(Isa::Avx512Bf16, DType::BF16);
+  const Problem narrow = test::asBf16(test::gemm(64, 32, 1024));
+  EXPECT_EQ(gemmBlockingFor(narrow, dot, caches, 2).bn, gemmBlockingFor(narrow, dot, caches, 1).bn);
+}
+
 TEST(AmxKernels, UnsupportedProblemsAreNamed) {
   EXPECT_EQ(amxTileUnsupported(bf16Brgemm(33, 17, 64, 1, false)), std::nullopt);
   EXPECT_NE(amxTileUnsupported(bf16Brgemm(32, 32, 48, 1, false)).value_or("").find("multiple of 32"),

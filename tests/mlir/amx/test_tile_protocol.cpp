@@ -254,14 +254,19 @@ TEST(TileCalls, GemmBlocksOnTwoThreadsEachLoadTheirConfigurationAndStayExact) {
   for (Isa isa : hostTileLevels()) {
     SCOPED_TRACE(toString(isa));
     const std::unique_ptr<Backend> backend = makeMlirBackend(test::hostConfig(isa, 2));
-    // Several C blocks each, so that the second thread calls too.
+    // Several C blocks each, so that the second thread calls too; 64x128x256
+    // fits one B panel, which two threads split into two (gemmBlockingFor).
     for (const Problem& problem : {test::asBf16(test::gemm(512, 256, 64)), test::asBf16(test::gemm(300, 130, 96)),
-                                   test::asBf16(test::gemm(256, 256, 64), DType::BF16)}) {
+                                   test::asBf16(test::gemm(256, 256, 64), DType::BF16),
+                                   test::asBf16(test::gemm(64, 128, 256))}) {
       ASSERT_EQ(backend->unsupportedReason(problem), std::nullopt) << problem.describe();
       const test::RunOutcome run = test::runAgainstReference(*backend, problem);
       EXPECT_EQ(run.verification.status, VerifyStatus::Passed) << problem.describe() << ": " << run.verification.detail;
       EXPECT_EQ(run.verification.max_error, 0.0) << problem.describe();
       EXPECT_NE(run.info.nanokernel.find("amx-tile-nanokernel"), std::string::npos) << run.info.nanokernel;
+      if (problem.m == 64) {
+        EXPECT_NE(run.info.packing.find("B -> 256x64 VNNI"), std::string::npos) << run.info.packing;
+      }
     }
     EXPECT_EQ(mlir_backend::takeEmulatedTileFault(), std::nullopt);
   }
