@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "reference/packing.h"
+
 namespace nkbench {
 
 std::optional<std::string> brgemmThreadsUnsupported(const std::string& backend, const Problem& problem, int threads) {
@@ -9,6 +13,33 @@ std::optional<std::string> brgemmThreadsUnsupported(const std::string& backend, 
   return fmt::format("{}: a BRGEMM is one C block, computed by one call on one thread; {} threads share out a "
                      "GEMM's C blocks",
                      backend, threads);
+}
+
+bool sharesOutEvenly(const Problem& gemm, const GemmBlocking& blocking, int threads) {
+  const std::int64_t blocks = blockCount(gemm.m, blocking.bm) * blockCount(gemm.n, blocking.bn);
+  const std::int64_t turns = blockCount(blocks, threads) * threads;
+  return 8 * (turns - blocks) <= turns;
+}
+
+GemmBlocking blockingForThreads(const Problem& gemm, GemmBlocking preferred, const GemmBlocking& least, int threads,
+                                NarrowFirst first, const std::function<GemmBlocking(const GemmBlocking&)>& choose) {
+  GemmBlocking blocking = choose(preferred);
+  // Halved from the blocks chosen, not from a preferred block wider than the GEMM.
+  preferred.bm = std::min(preferred.bm, blocking.bm);
+  preferred.bn = std::min(preferred.bn, blocking.bn);
+  const auto halve = [](std::int64_t& extent, std::int64_t multiple) {
+    if (extent <= multiple) return false;
+    extent = std::max(multiple, extent / 2 / multiple * multiple);
+    return true;
+  };
+  while (!sharesOutEvenly(gemm, blocking, threads)) {
+    const bool narrowed = first == NarrowFirst::Rows
+                              ? halve(preferred.bm, least.bm) || halve(preferred.bn, least.bn)
+                              : halve(preferred.bn, least.bn) || halve(preferred.bm, least.bm);
+    if (!narrowed) break;
+    blocking = choose(preferred);
+  }
+  return blocking;
 }
 
 }  // namespace nkbench

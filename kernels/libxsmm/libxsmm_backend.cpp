@@ -90,9 +90,11 @@ std::optional<std::string> brgemmTooLarge(const Problem& problem) {
   return std::nullopt;
 }
 
-GemmBlocking gemmBlocking(const Problem& problem) {
-  // libxsmm masks remainders itself, so blocks need no rounding to a vector width.
-  return chooseGemmBlocking(problem, GemmBlocking{64, 64, 64}, 1, 1);
+// libxsmm masks remainders itself, so blocks need no rounding to a vector width.
+// Too few C blocks for the threads: fewer rows, as the mlir backend's (blockingForThreads).
+GemmBlocking gemmBlocking(const Problem& problem, int threads = 1) {
+  return blockingForThreads(problem, libxsmm::kGemmBlock, libxsmm::kLeastGemmBlock, threads, NarrowFirst::Rows,
+                            [&](const GemmBlocking& block) { return chooseGemmBlocking(problem, block, 1, 1); });
 }
 
 class LibxsmmBrgemmKernel final : public Kernel {
@@ -120,7 +122,7 @@ class LibxsmmGemmKernel final : public Kernel {
   LibxsmmGemmKernel(const Problem& problem, const Operands& operands, const libxsmm::Target& target, int threads)
       : operands_(operands),
         threads_(threads),
-        blocked_(problem, gemmBlocking(problem)),
+        blocked_(problem, gemmBlocking(problem, threads)),
         k_blocks_(static_cast<unsigned long long>(blocked_.kBlocks())),
         block_kernel_(dispatchRowMajorBrgemm(blocked_.blockProblem())) {
     const GemmBlocking& blocking = blocked_.blocking();

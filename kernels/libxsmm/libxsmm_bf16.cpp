@@ -9,6 +9,7 @@
 
 #include "harness/core/error.h"
 #include "kernels/common/blocked_gemm.h"
+#include "kernels/common/thread_split.h"
 #include "kernels/libxsmm/libxsmm_common.h"
 #include "reference/vnni_packing.h"
 
@@ -38,8 +39,9 @@ Problem withVnniK(Problem problem) {
   return problem;
 }
 
-GemmBlocking gemmBlocking(const Problem& problem) {
-  return chooseBf16GemmBlocking(problem, GemmBlocking{64, 64, 64});
+GemmBlocking gemmBlocking(const Problem& problem, int threads = 1) {
+  return blockingForThreads(problem, kGemmBlock, kLeastGemmBlock, threads, NarrowFirst::Rows,
+                            [&](const GemmBlocking& block) { return chooseBf16GemmBlocking(problem, block); });
 }
 
 // The BRGEMM a problem runs as: itself with even K, or for gemm its block call.
@@ -126,7 +128,7 @@ class Bf16GemmKernel final : public Kernel {
   Bf16GemmKernel(const Problem& problem, const Operands& operands, const Target& target, int threads)
       : operands_(operands),
         threads_(threads),
-        blocked_(problem, gemmBlocking(problem), BLayout::VnniPairs),
+        blocked_(problem, gemmBlocking(problem, threads), BLayout::VnniPairs),
         k_blocks_(static_cast<unsigned long long>(blocked_.kBlocks())),
         block_kernel_(dispatchOrThrow<CElement>(blocked_.blockProblem(), target.name)) {
     const GemmBlocking& blocking = blocked_.blocking();

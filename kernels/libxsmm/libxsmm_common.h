@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "reference/bf16.h"
+#include "reference/packing.h"
 
 namespace nkbench::libxsmm {
 
@@ -18,6 +19,11 @@ inline const libxsmm_bfloat16* words(const BFloat16* values) {
 inline libxsmm_bfloat16* words(BFloat16* values) { return reinterpret_cast<libxsmm_bfloat16*>(values); }
 inline const float* words(const float* values) { return values; }
 inline float* words(float* values) { return values; }
+
+// A GEMM's blocks, f32 and bf16 alike, and how far too few of them for the
+// threads narrow (blockingForThreads).
+inline constexpr GemmBlocking kGemmBlock{64, 64, 64};
+inline constexpr GemmBlocking kLeastGemmBlock{8, 16, 64};
 
 // Row-major C (rows x cols) = sum_b A_b (rows x depth) * B_b (depth x cols) is
 // libxsmm's column-major C^T = sum_b B_b^T * A_b^T: libxsmm's A is our B, its m

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <numeric>
 
+#include "kernels/common/thread_split.h"
 #include "kernels/mlir/amx/amx_payload_ir.h"
 #include "kernels/mlir/vector/payload_ir.h"
-#include "reference/packing.h"
 #include "reference/vnni_packing.h"
 
 namespace nkbench::mlir_backend {
@@ -13,42 +13,40 @@ namespace nkbench::mlir_backend {
 namespace {
 std::int64_t roundUp(std::int64_t value, std::int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
-// Whether `threads` threads, each taking a contiguous run of the C blocks,
-// leave at most an eighth of their block calls' slots idle.
-bool sharesOutEvenly(const Problem& gemm, const GemmBlocking& blocking, int threads) {
-  const std::int64_t blocks = blockCount(gemm.m, blocking.bm) * blockCount(gemm.n, blocking.bn);
-  const std::int64_t slots = blockCount(blocks, threads) * threads;
-  return 8 * (slots - blocks) <= slots;
-}
-
 GemmBlocking amxGemmBlocking(const Problem& gemm, const Schedule& schedule, const CacheSizes& caches, int threads) {
   constexpr std::int64_t kBf16Bytes = 2;
-  const auto blocking_of = [&](std::int64_t bn) {
-    GemmBlocking preferred = schedule.gemm_block;
-    preferred.bn = bn;
+  GemmBlocking preferred = schedule.gemm_block;
+  const std::int64_t panel_columns = caches.l2_bytes / 4 / (roundUp(gemm.k, kAmxTileK) * kBf16Bytes);
+  preferred.bn = std::max(preferred.bn, panel_columns / schedule.block_n * schedule.block_n);
+  // Few C blocks: narrower panels first, which each thread reads less of.
+  const GemmBlocking least{schedule.block_m, schedule.gemm_block.bn, schedule.gemm_block.bk};
+  return blockingForThreads(gemm, preferred, least, threads, NarrowFirst::Columns, [&](const GemmBlocking& block) {
     // Whole tiles: the blocked GEMM pads the edges with zeros.
-    const GemmBlocking blocking = chooseGemmBlocking(gemm, preferred, schedule.block_m, schedule.block_n);
+    const GemmBlocking blocking = chooseGemmBlocking(gemm, block, schedule.block_m, schedule.block_n);
     return GemmBlocking{roundUp(blocking.bm, kAmxTileRows), roundUp(blocking.bn, kAmxTileCols),
                         roundUp(blocking.bk, kAmxTileK)};
-  };
-  const std::int64_t narrowest = schedule.gemm_block.bn;
-  const std::int64_t panel_columns = caches.l2_bytes / 4 / (roundUp(gemm.k, kAmxTileK) * kBf16Bytes);
-  std::int64_t bn = std::max(narrowest, panel_columns / schedule.block_n * schedule.block_n);
-  // Wide panels make few C blocks: halve them until the threads share the blocks evenly.
-  while (bn > narrowest && !sharesOutEvenly(gemm, blocking_of(bn), threads))
-    bn = std::max(narrowest, bn / 2 / schedule.block_n * schedule.block_n);
-  return blocking_of(bn);
+  });
 }
 }  // namespace
 
 GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, const CacheSizes& caches, int threads) {
   if (schedule.nanokernel == NanokernelKind::AmxTile) return amxGemmBlocking(gemm, schedule, caches, threads);
+  // Few C blocks: fewer rows first, so that each block keeps whole register blocks' width.
+  const GemmBlocking least{schedule.block_m, schedule.block_n, schedule.gemm_block.bk};
   if (schedule.nanokernel != NanokernelKind::Bf16Dot)
-    return chooseGemmBlocking(gemm, schedule.gemm_block, schedule.block_m, schedule.vector_lanes);
-  GemmBlocking blocking = chooseBf16GemmBlocking(gemm, schedule.gemm_block, schedule.block_m, schedule.vector_lanes);
-  // Whole vectors: the blocked GEMM pads B and C blocks with zeros, so its block kernel has no edge.
-  blocking.bn = roundUp(blocking.bn, schedule.vector_lanes);
-  return blocking;
+    return blockingForThreads(gemm, schedule.gemm_block, least, threads, NarrowFirst::Rows,
+                              [&](const GemmBlocking& block) {
+                                return chooseGemmBlocking(gemm, block, schedule.block_m, schedule.vector_lanes);
+                              });
+  return blockingForThreads(gemm, schedule.gemm_block, least, threads, NarrowFirst::Rows,
+                            [&](const GemmBlocking& block) {
+                              GemmBlocking blocking =
+                                  chooseBf16GemmBlocking(gemm, block, schedule.block_m, schedule.vector_lanes);
+                              // Whole vectors: the blocked GEMM pads B and C blocks with zeros, so its block
+                              // kernel has no edge.
+                              blocking.bn = roundUp(blocking.bn, schedule.vector_lanes);
+                              return blocking;
+                            });
 }
 
 BlockOrder gemmBlockOrderFor(const Schedule& schedule) {

@@ -17,9 +17,11 @@ namespace nkbench::mlir_backend {
 // The tile route (amxGemmBlocking): rows of the schedule's bm, K blocks of its
 // bk, so that each block call keeps its C tiles for the whole reduction (batch
 // = K blocks), and columns widened so that one B panel (K x bn) takes a quarter
-// of L2 (at most N, at least the schedule's bn), whole tiles throughout; and
-// narrowed again, by halves, while so few C blocks would leave more than an
-// eighth of the `threads` threads' share idle.
+// of L2 (at most N, at least the schedule's bn), whole tiles throughout.
+// Where so few C blocks would leave more than an eighth of the `threads`
+// threads' turns idle, the blocks are narrowed (blockingForThreads): on the
+// vector routes rows first, down to a register block, then columns; on the
+// tile route the widened panels first, then rows.
 GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, const CacheSizes& caches,
                              int threads = 1);
 

@@ -105,6 +105,21 @@ TEST(Baselines, BrgemmsOnMoreThreadsAreSkippedAndGemmsShareTheirBlocks) {
   }
 }
 
+// A GEMM of one 64x64 block on two threads: libxsmm's blocks are halved in
+// rows, so that each thread has one (blockingForThreads), f32 and bf16 alike.
+TEST(Baselines, LibxsmmNarrowsTooFewGemmBlocksForItsThreads) {
+  if (!libraryBuiltIn("libxsmm")) GTEST_SKIP() << "libxsmm not built in";
+  if (usableCores().size() < 2) GTEST_SKIP() << "one core";
+  placeOpenMpThreads(coresForThreads(2));
+  const std::unique_ptr<Backend> backend = makeLibxsmmBackend(hostConfig(bestHostIsa(), 2));
+  for (const Problem& problem : {gemm(64, 48, 300), asBf16(gemm(64, 48, 300))}) {
+    if (backend->unsupportedReason(problem)) continue;  // bf16 needs a host libxsmm has a bf16 kernel for
+    const RunOutcome outcome = runAgainstReference(*backend, problem);
+    EXPECT_EQ(outcome.verification.status, VerifyStatus::Passed) << outcome.verification.detail;
+    EXPECT_EQ(outcome.info.packing.rfind("A,B,C -> 32x48x", 0), 0u) << outcome.info.packing;
+  }
+}
+
 TEST(Baselines, OnednnRunsWithTwoThreads) {
   const std::unique_ptr<Backend> backend = makeOnednnBackend(hostConfig(bestHostIsa(), 2), false);
   const Problem problem = gemm(256, 128, 96);

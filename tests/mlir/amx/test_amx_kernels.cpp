@@ -390,7 +390,7 @@ TEST(AmxKernels, GemmBlocksKeepCInTilesAndBPanelsInL2) {
 
 // Panels a quarter of L2 wide can leave fewer C blocks than threads: they are
 // halved until each thread's share of block calls is at most an eighth idle,
-// never below the schedule's own width.
+// never below the schedule's own width; then the rows.
 TEST(AmxKernels, GemmPanelsNarrowUntilEveryThreadHasItsShareOfBlocks) {
   const Schedule& amx = selectSchedule(Isa::Amx, DType::BF16);
   CacheSizes caches;
@@ -402,7 +402,9 @@ TEST(AmxKernels, GemmPanelsNarrowUntilEveryThreadHasItsShareOfBlocks) {
   EXPECT_EQ(columns(64, 256, 1), 256);
   EXPECT_EQ(columns(64, 256, 2), 128);
   EXPECT_EQ(columns(64, 256, 4), 64);
-  EXPECT_EQ(columns(64, 256, 8), 64);  // the schedule's width: half the threads idle, said by the row's GFLOPS
+  // The schedule's width reached: then 32 rows instead of 64, 8 blocks.
+  EXPECT_EQ(columns(64, 256, 8), 64);
+  EXPECT_EQ(gemmBlockingFor(test::asBf16(test::gemm(64, 256, 1024)), amx, caches, 8).bm, 32);
   // Three panels on two threads leave a quarter idle; six share out evenly.
   EXPECT_EQ(columns(64, 768, 2), 128);
   // Enough blocks already: the panels stay a quarter of L2.
@@ -411,10 +413,13 @@ TEST(AmxKernels, GemmPanelsNarrowUntilEveryThreadHasItsShareOfBlocks) {
   EXPECT_EQ(columns(256, 1024, 32), 128);
   EXPECT_EQ(columns(256, 1024, 7), 128);  // 16 blocks in 21 slots leave 5 idle, 32 in 35 leave 3
   EXPECT_EQ(kernelProblemFor(test::asBf16(test::gemm(64, 256, 1024)), amx, caches, 2).n, 128);
-  // The vector routes' blocks do not depend on the threads.
+  // The vector routes narrow rows first, down to a register block.
   const Schedule& dot = selectSchedule(Isa::Avx512Bf16, DType::BF16);
   const Problem narrow = test::asBf16(test::gemm(64, 32, 1024));
-  EXPECT_EQ(gemmBlockingFor(narrow, dot, caches, 2).bn, gemmBlockingFor(narrow, dot, caches, 1).bn);
+  EXPECT_EQ(gemmBlockingFor(narrow, dot, caches, 1).bm, 64);
+  EXPECT_EQ(gemmBlockingFor(narrow, dot, caches, 2).bm, 32);
+  EXPECT_EQ(gemmBlockingFor(narrow, dot, caches, 2).bn, 32);
+  EXPECT_EQ(gemmBlockingFor(narrow, dot, caches, 16).bm, 8);
 }
 
 TEST(AmxKernels, UnsupportedProblemsAreNamed) {
