@@ -35,7 +35,7 @@ struct KernelInfo {
   std::string register_block;  // "8x32" etc.; empty where the library does not say
   std::string schedule;         // compiler backends: the schedule's name; empty for libraries
   std::string schedule_source;  // where the schedule came from: "analytic", "tuned: FILE", "--schedule"
-  std::string kernel_cache;     // compiler backends: "hit", "miss" or "off" (all of a case's kernels); empty otherwise
+  std::string kernel_cache;     // compiler backends: "hit", "miss", "off" or "unstored" (all of a case's kernels); empty otherwise
   std::string nanokernel;      // structural evidence of nanokernel composition (mlir only)
   std::string packing;         // e.g. "A,B -> 64x64x64 blocks"; empty when operands are used in place
   std::string caveat;          // what the timing does not mean (emulated AMX); leads the row's note

@@ -26,7 +26,8 @@ struct ResultRow {
   std::string schedule;
   std::string schedule_source;
   // mlir: whether the kernels came from the kernel cache ("hit"), were compiled
-  // into it ("miss") or without one ("off"); empty for libraries.
+  // into it ("miss"), without one ("off"), or for one that could not store
+  // them ("unstored"); empty for libraries.
   std::string kernel_cache;
   std::string implementation;
   std::string nanokernel;

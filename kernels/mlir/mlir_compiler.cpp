@@ -399,6 +399,7 @@ const char* toString(KernelCacheUse use) {
     case KernelCacheUse::Off: return "off";
     case KernelCacheUse::Miss: return "miss";
     case KernelCacheUse::Hit: return "hit";
+    case KernelCacheUse::Unstored: return "unstored";
   }
   return "off";
 }
@@ -443,7 +444,7 @@ std::string MlirCompiler::cacheKey(const Source& source, const Problem& p, const
   return kernelCacheKey({
       {"entry format", "1"},
       {"nkbench", NKBENCH_VERSION},
-      {"executable", executableBuildId()},
+      {"executable and compiler libraries", compilerBuildId()},
       {"llvm", LLVM_VERSION_STRING},
       {"triple", target.getTargetTriple().str()},
       {"cpu", target.getCPU()},
@@ -650,15 +651,18 @@ std::unique_ptr<CompiledKernel> MlirCompiler::compile(const Problem& p, const Sc
   }
   const std::string object = impl_->object_emitter->emit(*module);
   times.codegen = clock.lap();
-  if (cache.enabled()) cache.store(key, {metadataOf(lowered.evidence, lowered.register_blocks, lowered.tiles), object});
+  KernelCacheUse use = KernelCacheUse::Off;
+  if (cache.enabled())
+    use = cache.store(key, {metadataOf(lowered.evidence, lowered.register_blocks, lowered.tiles), object})
+              ? KernelCacheUse::Miss
+              : KernelCacheUse::Unstored;
   times.cache += clock.lap();
   auto code = impl_->jit->load(object, lowered.tiles ? tileSymbols(lowered.tiles->machine) : HostSymbols{},
                                kKernelFunction);
   times.link = clock.lap();
   if (stages) stages->times = times;
   return std::make_unique<JitKernel>(std::move(code), std::move(lowered.evidence), std::move(lowered.register_blocks),
-                                     std::move(lowered.tiles), times,
-                                     cache.enabled() ? KernelCacheUse::Miss : KernelCacheUse::Off);
+                                     std::move(lowered.tiles), times, use);
 }
 
 CompilationStages MlirCompiler::generate(const Problem& p, const Schedule& schedule, Lowering lowering) {

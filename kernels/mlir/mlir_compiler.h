@@ -39,9 +39,9 @@ struct TileCalls {
 };
 
 // Where a kernel's code came from: compiled with no kernel cache, compiled and
-// stored in it, or read from it.
-enum class KernelCacheUse { Off, Miss, Hit };
-const char* toString(KernelCacheUse use);  // "off", "miss", "hit"
+// stored in it, read from it, or compiled for a cache that could not store it.
+enum class KernelCacheUse { Off, Miss, Hit, Unstored };
+const char* toString(KernelCacheUse use);  // "off", "miss", "hit", "unstored"
 
 // A JIT-compiled kernel; owns its code in the JIT.
 class CompiledKernel {

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
@@ -106,7 +109,8 @@ std::optional<KernelCacheEntry> decodeKernelCacheEntry(std::string_view bytes, c
                           std::string(bytes.substr(pos + *metadata_size, *object_size))};
 }
 
-KernelCache::KernelCache(std::filesystem::path dir) : dir_(std::move(dir)) {}
+KernelCache::KernelCache(std::filesystem::path dir, std::uintmax_t max_bytes)
+    : dir_(std::move(dir)), max_bytes_(max_bytes) {}
 
 std::filesystem::path KernelCache::pathOf(const std::string& key) const { return dir_ / (key + ".kernel"); }
 
@@ -126,33 +130,76 @@ std::optional<KernelCacheEntry> KernelCache::find(const std::string& key) const 
   std::string why = error ? "unreadable" : size > kMaxEntryBytes ? "too large" : "";
   std::optional<KernelCacheEntry> entry;
   if (why.empty()) entry = decodeKernelCacheEntry(bytes, key, &why);
-  if (!entry) {
-    std::filesystem::remove(path, error);
+  if (entry) {
+    // Used now: prune() deletes the least recently used first. Best effort (a read-only cache still hits).
+    std::filesystem::last_write_time(path, std::filesystem::file_time_type::clock::now(), error);
+    return entry;
+  }
+  if (std::filesystem::remove(path, error))
     warnOnce(damage_said, fmt::format("kernel cache entry {} is damaged ({}): deleted and compiled again",
                                       path.string(), why));
-  }
-  return entry;
+  else
+    warnOnce(damage_said, fmt::format("kernel cache entry {} is damaged ({}) and cannot be deleted ({}): compiled "
+                                      "again",
+                                      path.string(), why, error.message()));
+  return std::nullopt;
 }
 
-void KernelCache::store(const std::string& key, const KernelCacheEntry& entry) const {
-  if (!enabled()) return;
+bool KernelCache::store(const std::string& key, const KernelCacheEntry& entry) const {
+  if (!enabled()) return false;
   std::error_code error;
   std::filesystem::create_directories(dir_, error);
   // Unique per process and call: concurrent writers of one key each rename a whole file.
   static std::atomic<unsigned> serial{0};
   const std::filesystem::path temporary =
       dir_ / fmt::format(".{}.{}.{}.{}.tmp", key, ::getpid(), serial++, std::random_device{}());
-  {
+  if (!error) {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     const std::string bytes = encodeKernelCacheEntry(key, entry);
     out.write(bytes.data(), std::streamsize(bytes.size()));
     out.close();
-    if (!out) error = std::make_error_code(std::errc::io_error);
+    if (!out) error = std::error_code(errno != 0 ? errno : EIO, std::generic_category());
   }
   if (!error) std::filesystem::rename(temporary, pathOf(key), error);
   if (error) {
-    std::filesystem::remove(temporary, error);
-    warnOnce(store_said, fmt::format("kernel cache {} cannot be written: kernels are compiled without it", dir_.string()));
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    warnOnce(store_said, fmt::format("kernel cache {} cannot be written ({}): kernels are compiled without it",
+                                     dir_.string(), error.message()));
+    return false;
+  }
+  static std::atomic<bool> pruned{false};
+  if (!pruned.exchange(true)) prune();
+  return true;
+}
+
+void KernelCache::prune() const {
+  namespace fs = std::filesystem;
+  struct Entry {
+    fs::path path;
+    fs::file_time_type used;
+    std::uintmax_t bytes;
+  };
+  std::vector<Entry> entries;
+  std::uintmax_t total = 0;
+  const auto hour_ago = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  std::error_code error;
+  for (fs::directory_iterator it(dir_, error), end; !error && it != end; it.increment(error)) {
+    const fs::path& path = it->path();
+    std::error_code stat_error;
+    const fs::file_time_type used = fs::last_write_time(path, stat_error);
+    const std::uintmax_t bytes = fs::file_size(path, stat_error);
+    if (stat_error) continue;  // gone meanwhile: another process pruned it
+    if (path.extension() == ".tmp" && used < hour_ago) fs::remove(path, stat_error);
+    if (path.extension() != ".kernel") continue;
+    entries.push_back({path, used, bytes});
+    total += bytes;
+  }
+  if (total <= max_bytes_) return;
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  for (const Entry& entry : entries) {
+    if (total <= max_bytes_ / 4 * 3) break;
+    if (fs::remove(entry.path, error)) total -= entry.bytes;
   }
 }
 

@@ -3,9 +3,12 @@
 // compiling them. Entries are written whole and atomically (a temporary file
 // renamed into place), so concurrent runs, such as the shards of one suite on
 // one machine, never read half an entry; each carries its key and a checksum,
-// and one that does not match is deleted and rebuilt, never executed.
+// and one that does not match is deleted and rebuilt, never executed. Entries
+// that keys of older builds left are never read again: the cache deletes the
+// least recently used past a size.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -38,23 +41,32 @@ inline constexpr const char* kKernelCacheHelp =
 
 class KernelCache {
  public:
+  // Entries least recently used are deleted past this size (prune).
+  static constexpr std::uintmax_t kDefaultMaxBytes = std::uintmax_t{256} << 20;
+
   // An empty directory turns the cache off. The directory is made on first store.
-  explicit KernelCache(std::filesystem::path dir);
+  explicit KernelCache(std::filesystem::path dir, std::uintmax_t max_bytes = kDefaultMaxBytes);
   bool enabled() const { return !dir_.empty(); }
   const std::filesystem::path& dir() const { return dir_; }
 
-  // The entry stored under `key`; nullopt when there is none, or when it is
-  // damaged (then it is deleted, and the first such case in the process says
-  // so on stderr in one line).
+  // The entry stored under `key`, marked as used now; nullopt when there is
+  // none, or when it is damaged (then it is deleted where it can be, and the
+  // first such case in the process says so on stderr in one line).
   std::optional<KernelCacheEntry> find(const std::string& key) const;
-  // Stores `entry` under `key`. A directory that cannot be written is said once
-  // on stderr; the run goes on without storing.
-  void store(const std::string& key, const KernelCacheEntry& entry) const;
+  // Stores `entry` under `key`; false when it could not (the first such case
+  // in the process says why on stderr in one line; the run goes on without
+  // storing). The first store of a process prunes the directory.
+  bool store(const std::string& key, const KernelCacheEntry& entry) const;
+  // Deletes entries, least recently used first, while they take more than the
+  // cache's size, down to three quarters of it; and temporary files an hour
+  // old, which a writer killed between writing and renaming left.
+  void prune() const;
 
   std::filesystem::path pathOf(const std::string& key) const;
 
  private:
   std::filesystem::path dir_;
+  std::uintmax_t max_bytes_;
 };
 
 // The bytes of an entry file, and their check: nullopt with `why` when damaged.

@@ -5,12 +5,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <thread>
 
 #include "harness/core/error.h"
+#include "kernels/mlir/jit/build_id.h"
 #include "kernels/mlir/jit/kernel_cache.h"
 #include "kernels/mlir/mlir_compiler.h"
 #include "kernels/mlir/schedule.h"
@@ -202,6 +204,70 @@ TEST(KernelCache, AnUnwritableDirectoryCompilesWithoutIt) {
   MlirCompiler compiler(isa, CacheSizes{}, "", (file / "kernels").string());
   const auto kernel = compiler.compile(kBlock, selectSchedule(isa, DType::F32), Lowering::Nanokernel);
   EXPECT_EQ(runKernel(*kernel, kBlock), expected(kBlock));
+  EXPECT_EQ(kernel->cacheUse(), KernelCacheUse::Unstored);  // the row says so, not "miss"
+}
+
+// An entry that can be neither read, deleted nor replaced (here a directory in
+// its place, which even root cannot delete whole or rename over): the kernel is
+// compiled and runs, and the row says it was not stored.
+TEST(KernelCache, AnEntryThatCannotBeReplacedIsCompiledAndReportedUnstored) {
+  const fs::path dir = freshDir("stuck");
+  const Isa isa = hostVectorIsa();
+  const Schedule schedule = selectSchedule(isa, DType::F32);
+  { MlirCompiler(isa, CacheSizes{}, "", dir.string()).compile(kBlock, schedule, Lowering::Nanokernel); }
+  ASSERT_EQ(entries(dir).size(), 1u);
+  const fs::path entry = entries(dir).front();
+  fs::remove(entry);
+  fs::create_directories(entry / "inside");
+  const auto kernel = MlirCompiler(isa, CacheSizes{}, "", dir.string()).compile(kBlock, schedule, Lowering::Nanokernel);
+  EXPECT_EQ(kernel->cacheUse(), KernelCacheUse::Unstored);
+  EXPECT_EQ(runKernel(*kernel, kBlock), expected(kBlock));
+  EXPECT_TRUE(fs::is_directory(entry));
+}
+
+// Past its size the cache deletes the entries used longest ago (a hit marks
+// its entry used), down to three quarters; and temporary files an hour old.
+TEST(KernelCache, PruningDeletesTheLeastRecentlyUsedEntriesAndOldTemporaries) {
+  const fs::path dir = freshDir("prune");
+  const std::uintmax_t entry_bytes = 10'000;
+  const KernelCache cache(dir, 8 * entry_bytes);
+  const auto now = fs::file_time_type::clock::now();
+  std::vector<std::string> keys;
+  for (int i = 0; i < 10; ++i) {
+    keys.push_back(std::string(63, 'a') + char('0' + i));
+    ASSERT_TRUE(cache.store(keys.back(), {"{}", std::string(entry_bytes, 'x')}));
+    fs::last_write_time(cache.pathOf(keys.back()), now - std::chrono::minutes(100 - i));  // key 0 the oldest
+  }
+  ASSERT_TRUE(cache.find(keys[0]));  // used now: the newest
+  const fs::path old_temporary = dir / ".old.tmp", fresh_temporary = dir / ".fresh.tmp";
+  std::ofstream(old_temporary) << "left by a killed writer";
+  std::ofstream(fresh_temporary) << "being written";
+  fs::last_write_time(old_temporary, now - std::chrono::hours(2));
+  cache.prune();
+  // 10 entries of a little over 10 kB, at most 8 x 10 kB: down to 6 x 10 kB, so 5 remain.
+  EXPECT_EQ(entries(dir).size(), 5u);
+  EXPECT_TRUE(fs::exists(cache.pathOf(keys[0])));
+  for (int i = 1; i <= 5; ++i) EXPECT_FALSE(fs::exists(cache.pathOf(keys[std::size_t(i)]))) << i;
+  for (int i = 6; i <= 9; ++i) EXPECT_TRUE(fs::exists(cache.pathOf(keys[std::size_t(i)]))) << i;
+  EXPECT_FALSE(fs::exists(old_temporary));
+  EXPECT_TRUE(fs::exists(fresh_temporary));
+}
+
+// A package update of LLVM or MLIR keeps their sonames: their build ids are
+// part of the key, beside the executable's.
+TEST(KernelCacheKey, TheLoadedCompilerLibrariesAreIdentified) {
+  EXPECT_TRUE(isCompilerLibrary("libLLVM.so.22.1"));
+  EXPECT_TRUE(isCompilerLibrary("libMLIR.so.22.1"));
+  EXPECT_FALSE(isCompilerLibrary("libstdc++.so.6"));
+  EXPECT_FALSE(isCompilerLibrary("mylibLLVM.so"));
+  const std::string& ids = compilerBuildId();
+  EXPECT_EQ(ids.rfind("exe:", 0), 0u) << ids;
+  std::ifstream maps("/proc/self/maps");
+  const std::string mapped((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
+  for (const char* library : {"/libLLVM", "/libMLIR"})
+    if (mapped.find(library) != std::string::npos) {
+      EXPECT_NE(ids.find(std::string(" ") + (library + 1)), std::string::npos) << library << " is loaded: " << ids;
+    }
 }
 
 TEST(KernelCache, AHitTakesAboutAMillisecond) {
