@@ -208,7 +208,7 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
   for (const ClassCases& k : classes) {
     if (interruptRequested()) break;
     if (!tuner.budgetLeft()) {
-      summary.skipped.push_back(fmt::format("{}: the budget of {:.0f} s was spent", k.shape_class, options.budget_s));
+      summary.skipped.push_back(fmt::format("{}: the budget of {:g} s was spent", k.shape_class, options.budget_s));
       continue;
     }
     const std::vector<SuiteCase> cases = representatives(k.cases, options.cases_per_class);
