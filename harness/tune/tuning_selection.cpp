@@ -18,30 +18,30 @@ TuningSelection use(const std::filesystem::path& path, const Tuning& tuning, Isa
 }
 
 TuningSelection explicitFile(const std::filesystem::path& path, const std::string& what, Isa isa,
-                             const TuningHost& here) {
+                             const TuningHost& here, const TuningBuild& build) {
   const Tuning tuning = readTuningFile(path);
-  if (auto mismatch = tuningHostMismatch(tuning.host, here))
-    throw Error(fmt::format("{} {}: not for this host: {}", what, path.string(), *mismatch));
+  if (auto unusable = tuningUnusable(tuning, path.string(), here, build))
+    throw Error(fmt::format("{} {}: {}", what, path.string(), *unusable));
   return use(path, tuning, isa);
 }
 
 }  // namespace
 
-TuningSelection selectTuning(const std::string& option, Isa isa, const TuningHost& here) {
+TuningSelection selectTuning(const std::string& option, Isa isa, const TuningHost& here, const TuningBuild& build) {
   if (option == "none") return {};
-  if (option != "auto") return explicitFile(option, "--tuning", isa, here);
+  if (option != "auto") return explicitFile(option, "--tuning", isa, here, build);
   if (const char* set = std::getenv("NKBENCH_TUNING"); set && *set) {
     if (std::string_view(set) == "none") return {};
-    return explicitFile(set, "NKBENCH_TUNING", isa, here);
+    return explicitFile(set, "NKBENCH_TUNING", isa, here, build);
   }
   const std::filesystem::path found = defaultTuningPath();
   std::error_code error;
   if (!std::filesystem::exists(found, error)) return {};
   try {
     const Tuning tuning = readTuningFile(found);
-    if (auto mismatch = tuningHostMismatch(tuning.host, here)) {
+    if (auto unusable = tuningUnusable(tuning, found.string(), here, build)) {
       TuningSelection none;
-      none.warning = fmt::format("warning: tuning file {} not used: {}", found.string(), *mismatch);
+      none.warning = fmt::format("warning: tuning file {} not used: {}", found.string(), *unusable);
       return none;
     }
     return use(found, tuning, isa);

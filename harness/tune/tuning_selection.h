@@ -7,6 +7,7 @@
 
 #include "harness/core/isa.h"
 #include "harness/tune/tuning_file.h"
+#include "harness/tune/tuning_fit.h"
 
 namespace nkbench {
 
@@ -18,11 +19,13 @@ struct TuningSelection {
 
 // `option`:
 //  - "none": no tuning file;
-//  - a path: that file, which must be readable and tuned on this host (else Error);
+//  - a path: that file, which must be readable and hold here (tuningUnusable),
+//    else Error;
 //  - "auto" (the default): $NKBENCH_TUNING as if given ("none" switches tuning
 //    off), else defaultTuningPath() where it exists; a found file that cannot be
-//    read or was tuned on another host is not used, and `warning` says why.
-TuningSelection selectTuning(const std::string& option, Isa isa, const TuningHost& here);
+//    read or does not hold here is not used, and `warning` says why.
+TuningSelection selectTuning(const std::string& option, Isa isa, const TuningHost& here,
+                             const TuningBuild& build = thisTuningBuild());
 
 inline constexpr const char* kTuningHelp =
     "Tuned schedules (nkbench tune): FILE, none (the analytic schedules), or auto: $NKBENCH_TUNING, else "

@@ -4,6 +4,7 @@
 
 #include "kernels/mlir/amx/amx_payload_ir.h"
 #include "kernels/mlir/tuning/shape_class.h"
+#include "kernels/mlir/tuning/tuned_schedule.h"
 
 namespace nkbench::mlir_backend {
 namespace {
@@ -61,7 +62,9 @@ RouteChoice chooseRoute(Isa isa, const Problem& problem, const RouteRequest& req
   if (request.tuned) {
     const auto tuned = request.tuned->by_class.find(shapeClassOf(problem, request.caches));
     if (tuned != request.tuned->by_class.end())
-      return {selectSchedule(isa, problem.dtype, tuned->second), "", "tuned: " + request.tuned->file};
+      return {selectSchedule(isa, problem.dtype, tuned->second,
+                             tunedScheduleOrigin(tuned->second, request.tuned->file, tuned->first)),
+              "", "tuned: " + request.tuned->file};
   }
   Schedule chosen = selectSchedule(isa, problem.dtype);
   if (chosen.nanokernel == NanokernelKind::Bf16Dot) return bf16VectorRoute(problem, request.peaks, "");

@@ -73,8 +73,9 @@ const std::vector<Schedule>& scheduleTable();
 // The schedule for `dtype` under ISA cap `isa`. Without a name: the first table
 // entry of the highest ISA level <= `isa`. With a name: that schedule
 // (parseScheduleSpec), which must be for `dtype` and within the cap. Throws
-// nkbench::Error naming the problem otherwise.
-Schedule selectSchedule(Isa isa, DType dtype, const std::string& name = "");
+// nkbench::Error naming the problem otherwise, and the name as `origin` says
+// where it came from (empty: "--schedule NAME").
+Schedule selectSchedule(Isa isa, DType dtype, const std::string& name = "", const std::string& origin = "");
 
 // The table entry called `name`, or nullptr.
 const Schedule* findSchedule(const std::string& name);
@@ -86,8 +87,9 @@ const Schedule* findSchedule(const std::string& name);
 // over (EdgeRows; vector routes), batch prefetch distance D, 0 for none, and
 // for mlp cases the epilogue as separate passes (Schedule::fused_epilogue)).
 // The blocks must fit (registerBlockProblem), and the name be written as the
-// schedule's own name spells it. Throws nkbench::Error naming the problem.
-Schedule parseScheduleSpec(const std::string& spec);
+// schedule's own name spells it. Throws nkbench::Error naming the problem, and
+// the spec as `origin` (empty: "--schedule SPEC").
+Schedule parseScheduleSpec(const std::string& spec, const std::string& origin = "");
 
 // What a name sets beyond the family's register block; unset: the family's.
 struct ScheduleSettings {

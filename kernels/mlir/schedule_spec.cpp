@@ -106,9 +106,11 @@ std::string scheduleSpecName(const Schedule& base, std::int64_t block_m, std::in
   return scheduleSpecName(base, block_m, block_n, ScheduleSettings{gemm_block});
 }
 
-Schedule parseScheduleSpec(const std::string& spec) {
+Schedule parseScheduleSpec(const std::string& spec, const std::string& origin) {
   if (const Schedule* entry = findSchedule(spec)) return *entry;
-  auto bad = [&](const std::string& why) { return Error(fmt::format("--schedule {}: {}", spec, why)); };
+  auto bad = [&](const std::string& why) {
+    return Error(fmt::format("{}: {}", origin.empty() ? "--schedule " + spec : origin, why));
+  };
   const std::size_t colon = spec.find(':');
   const std::string block_part = spec.substr(0, colon);
   const std::string family = familyOf(block_part);

@@ -71,13 +71,14 @@ namespace {
 Isa scheduleCap(Isa isa) { return isa == Isa::AmxEmulated ? Isa::Amx : isa; }
 }  // namespace
 
-Schedule selectSchedule(Isa isa, DType dtype, const std::string& name) {
+Schedule selectSchedule(Isa isa, DType dtype, const std::string& name, const std::string& origin) {
   if (!name.empty()) {
-    const Schedule schedule = parseScheduleSpec(name);
+    const Schedule schedule = parseScheduleSpec(name, origin);
+    const std::string named = origin.empty() ? "--schedule " + name : origin;
     if (schedule.dtype != dtype)
-      throw Error(fmt::format("--schedule {} is for {}, not {}", name, toString(schedule.dtype), toString(dtype)));
+      throw Error(fmt::format("{} is for {}, not {}", named, toString(schedule.dtype), toString(dtype)));
     if (schedule.isa > scheduleCap(isa))
-      throw Error(fmt::format("--schedule {} needs {}, above --isa {}", name, toString(schedule.isa), toString(isa)));
+      throw Error(fmt::format("{} needs {}, above --isa {}", named, toString(schedule.isa), toString(isa)));
     return schedule;
   }
   const Schedule* best = nullptr;

@@ -22,6 +22,8 @@ fs::path tempFile(const std::string& name) {
 }
 
 TuningHost host() { return {"Some CPU", {"avx2", "fma", "avx512f"}, CacheSizes{48 * 1024, 1 << 20, 32 << 20}}; }
+// The build the sample was tuned with; selections below are made as this build's.
+TuningBuild build() { return {"0.1", "MLIR 22.1.8"}; }
 
 TunedClass tuned(const std::string& isa, const std::string& shape_class, const std::string& schedule) {
   TunedClass t;
@@ -40,8 +42,8 @@ TunedClass tuned(const std::string& isa, const std::string& shape_class, const s
 Tuning sample() {
   Tuning tuning;
   tuning.host = host();
-  tuning.llvm_version = "MLIR 22.1.8";
-  tuning.nkbench_version = "0.1";
+  tuning.llvm_version = build().llvm_version;
+  tuning.nkbench_version = build().nkbench_version;
   tuning.created = "2026-12-03T00:00:00Z";
   tuning.put(tuned("avx512", "brgemm f32 m8-31 n16-63 l1", "avx512.f32.12x32"));
   tuning.put(tuned("avx512-bf16", "brgemm f32 m8-31 n16-63 l1", "avx512.f32.16x16"));
@@ -150,8 +152,8 @@ TEST(TuningFile, AnotherHostIsAMismatchWithWhy) {
 }
 
 TEST_F(TuningEnvironment, NoneAndAnAbsentDefaultMeanTheAnalyticSchedules) {
-  EXPECT_TRUE(selectTuning("none", Isa::Avx512, host()).file.empty());
-  const TuningSelection absent = selectTuning("auto", Isa::Avx512, host());
+  EXPECT_TRUE(selectTuning("none", Isa::Avx512, host(), build()).file.empty());
+  const TuningSelection absent = selectTuning("auto", Isa::Avx512, host(), build());
   EXPECT_TRUE(absent.file.empty());
   EXPECT_TRUE(absent.warning.empty());
 }
@@ -159,26 +161,26 @@ TEST_F(TuningEnvironment, NoneAndAnAbsentDefaultMeanTheAnalyticSchedules) {
 TEST_F(TuningEnvironment, TheDefaultFileIsFoundAndGivesTheRunsLevel) {
   writeTuningFile(defaultTuningPath(), sample());
   EXPECT_EQ(defaultTuningPath(), xdg() / "nkbench" / "tuning.json");
-  const TuningSelection found = selectTuning("auto", Isa::Avx512, host());
+  const TuningSelection found = selectTuning("auto", Isa::Avx512, host(), build());
   EXPECT_EQ(found.file, defaultTuningPath().string());
   ASSERT_EQ(found.by_class.size(), 1u);
   EXPECT_EQ(found.by_class.at("brgemm f32 m8-31 n16-63 l1"), "avx512.f32.12x32");
-  EXPECT_TRUE(selectTuning("auto", Isa::Avx2, host()).by_class.empty());
+  EXPECT_TRUE(selectTuning("auto", Isa::Avx2, host(), build()).by_class.empty());
   // NKBENCH_TUNING=none switches a found file off.
   setenv("NKBENCH_TUNING", "none", 1);
-  EXPECT_TRUE(selectTuning("auto", Isa::Avx512, host()).file.empty());
+  EXPECT_TRUE(selectTuning("auto", Isa::Avx512, host(), build()).file.empty());
 }
 
 TEST_F(TuningEnvironment, AFoundFileOfAnotherHostIsSkippedWithAWarning) {
   Tuning other = sample();
   other.host.cpu_model = "Other CPU";
   writeTuningFile(defaultTuningPath(), other);
-  const TuningSelection found = selectTuning("auto", Isa::Avx512, host());
+  const TuningSelection found = selectTuning("auto", Isa::Avx512, host(), build());
   EXPECT_TRUE(found.file.empty());
   EXPECT_NE(found.warning.find("not used"), std::string::npos);
   EXPECT_NE(found.warning.find("Other CPU"), std::string::npos);
   std::ofstream(defaultTuningPath()) << "{ broken";
-  EXPECT_NE(selectTuning("auto", Isa::Avx512, host()).warning.find("not valid JSON"), std::string::npos);
+  EXPECT_NE(selectTuning("auto", Isa::Avx512, host(), build()).warning.find("not valid JSON"), std::string::npos);
 }
 
 TEST_F(TuningEnvironment, AGivenFileOfAnotherHostIsAnError) {
@@ -187,14 +189,87 @@ TEST_F(TuningEnvironment, AGivenFileOfAnotherHostIsAnError) {
   const fs::path path = tempFile("other.json");
   writeTuningFile(path, other);
   try {
-    selectTuning(path.string(), Isa::Avx512, host());
+    selectTuning(path.string(), Isa::Avx512, host(), build());
     FAIL() << "a tuning of another host was used";
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("--tuning " + path.string() + ": not for this host"), std::string::npos);
   }
   setenv("NKBENCH_TUNING", path.c_str(), 1);
-  EXPECT_THROW(selectTuning("auto", Isa::Avx512, host()), Error);
-  EXPECT_THROW(selectTuning(tempFile("absent.json").string(), Isa::Avx512, host()), Error);
+  EXPECT_THROW(selectTuning("auto", Isa::Avx512, host(), build()), Error);
+  EXPECT_THROW(selectTuning(tempFile("absent.json").string(), Isa::Avx512, host(), build()), Error);
+}
+
+// A file whose class holds `schedule` tuned under `isa`, at the default path.
+fs::path withSchedule(const std::string& isa, const std::string& shape_class, const std::string& schedule) {
+  Tuning tuning = sample();
+  tuning.put(tuned(isa, shape_class, schedule));
+  writeTuningFile(defaultTuningPath(), tuning);
+  return defaultTuningPath();
+}
+
+std::string selectionError(const std::string& option) {
+  try {
+    selectTuning(option, Isa::Avx512, host(), build());
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST_F(TuningEnvironment, AScheduleThatDoesNotFitItsClassIsNamedWithFileAndClass) {
+  const std::string f32 = "brgemm f32 m8-31 n16-63 l1";
+  const struct {
+    std::string isa, shape_class, schedule, why;
+  } bad[] = {
+      {"avx512", f32, "avx512.f32.8x32:rows=tall", "the modifiers are"},
+      {"avx512", f32, "nonsense", "unknown"},
+      {"avx512", f32, "avx512.f32.8x32:prefetch=99", "prefetch=: 0 to 64"},
+      {"avx512", f32, "avx512.bf16-widen.8x32", "is for bf16, not f32"},
+      {"avx512", f32, "", "the name is empty"},
+      {"avx2", "gemm bf16 m32+ n64+ mem", "amx.bf16.32x32", "needs amx, above --isa avx2"},
+      {"avx512", "brgemm f32", "avx512.f32.8x32", "is not a shape class"},
+  };
+  for (const auto& [isa, shape_class, schedule, why] : bad) {
+    const fs::path path = withSchedule(isa, shape_class, schedule);
+    const std::string named = "tuned schedule " + schedule + " (" + path.string() + ", class " + shape_class + ")";
+    // Named: an error; found: a warning, and the analytic schedules.
+    const std::string error = selectionError(path.string());
+    EXPECT_NE(error.find(named), std::string::npos) << error;
+    EXPECT_NE(error.find(why), std::string::npos) << error;
+    EXPECT_EQ(error.find("--schedule"), std::string::npos) << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+    const TuningSelection found = selectTuning("auto", Isa::Avx512, host(), build());
+    EXPECT_TRUE(found.file.empty()) << schedule;
+    EXPECT_TRUE(found.by_class.empty()) << schedule;
+    EXPECT_NE(found.warning.find("warning: tuning file " + path.string() + " not used: " + named), std::string::npos)
+        << found.warning;
+  }
+  // Whatever fits its class is used, at any level the file holds.
+  withSchedule("avx2", "gemm bf16 m32+ n64+ mem", "avx2.bf16-widen.6x16:gemm=96x64x256");
+  EXPECT_TRUE(selectTuning("auto", Isa::Avx512, host(), build()).warning.empty());
+  EXPECT_EQ(selectTuning("auto", Isa::Avx2, host(), build()).by_class.at("gemm bf16 m32+ n64+ mem"),
+            "avx2.bf16-widen.6x16:gemm=96x64x256");
+}
+
+TEST_F(TuningEnvironment, AFileOfAnotherBuildIsNotUsed) {
+  Tuning old = sample();
+  old.nkbench_version = "0.0-old";
+  old.llvm_version = "MLIR 19.1.0";
+  writeTuningFile(defaultTuningPath(), old);
+  const std::string why = "tuned with nkbench 0.0-old and MLIR 19.1.0, this is nkbench 0.1 with MLIR 22.1.8";
+  const TuningSelection found = selectTuning("auto", Isa::Avx512, host(), build());
+  EXPECT_TRUE(found.by_class.empty());
+  EXPECT_NE(found.warning.find("not used: " + why), std::string::npos) << found.warning;
+  EXPECT_NE(selectionError(defaultTuningPath().string()).find(why), std::string::npos);
+  // Either version alone.
+  old.nkbench_version = build().nkbench_version;
+  writeTuningFile(defaultTuningPath(), old);
+  EXPECT_NE(selectTuning("auto", Isa::Avx512, host(), build()).warning.find("MLIR 19.1.0"), std::string::npos);
+  old = sample();
+  old.nkbench_version = "0.2";
+  writeTuningFile(defaultTuningPath(), old);
+  EXPECT_NE(selectionError(defaultTuningPath().string()).find("nkbench 0.2"), std::string::npos);
+  EXPECT_FALSE(tuningBuildMismatch(build(), build()));
 }
 
 }  // namespace

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <sstream>
+#include <vector>
+
 namespace nkbench::mlir_backend {
 namespace {
 
@@ -22,6 +25,14 @@ const char* footprintBin(const Problem& p, const CacheSizes& caches) {
 std::string shapeClassOf(const Problem& p, const CacheSizes& caches) {
   return fmt::format("{} {} {} {} {}", toString(p.kind), toString(p.dtype), rowsBin(p.m), columnsBin(p.n),
                      footprintBin(p, caches));
+}
+
+std::optional<DType> shapeClassDType(const std::string& shape_class) {
+  std::istringstream in(shape_class);
+  std::vector<std::string> words;
+  for (std::string word; in >> word;) words.push_back(word);
+  if (words.size() != 5) return std::nullopt;
+  return parseDType(words[1]);
 }
 
 }  // namespace nkbench::mlir_backend

@@ -3,6 +3,7 @@
 // user's other shapes of the same class.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "harness/core/problem.h"
@@ -18,5 +19,9 @@ namespace nkbench::mlir_backend {
 // The edges (M and N modulo the blocks) decide much of a register block's
 // speed, the footprint the batch chunks, prefetch and GEMM blocks.
 std::string shapeClassOf(const Problem& problem, const CacheSizes& caches);
+
+// The element type a shape class names (its second word), or nullopt where the
+// text is not five words with a type second.
+std::optional<DType> shapeClassDType(const std::string& shape_class);
 
 }  // namespace nkbench::mlir_backend

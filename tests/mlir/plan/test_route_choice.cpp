@@ -2,6 +2,7 @@
 // own, the vector kernels where padding would dominate; named schedules as given.
 #include <gtest/gtest.h>
 
+#include "harness/core/error.h"
 #include "kernels/mlir/route_choice.h"
 #include "tests/support/test_problems.h"
 
@@ -133,6 +134,20 @@ TEST(RouteChoice, ATunedScheduleServesItsShapeClass) {
   EXPECT_EQ(chooseRoute(Isa::Avx512Bf16, bf16(8, 48, 32, 16), request).source, "analytic");  // another class
   request.named_schedule = "avx512bf16.bf16.8x32";
   EXPECT_EQ(chooseRoute(Isa::Avx512Bf16, bf16(32, 48, 32, 16), request).source, "--schedule");
+}
+
+TEST(RouteChoice, ATunedScheduleThatCannotRunNamesTheFileAndClassNotTheOption) {
+  TunedSchedules tuned{"t.json", {{"brgemm bf16 m32+ n16-63 l2", "amx.bf16.32x32"}}};
+  RouteRequest request;
+  request.tuned = &tuned;
+  request.caches = {48 * 1024, 1 << 20, 32 << 20};
+  try {
+    chooseRoute(Isa::Avx512Bf16, bf16(32, 48, 32, 16), request);
+    FAIL() << "an AMX schedule ran under avx512-bf16";
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(), "tuned schedule amx.bf16.32x32 (t.json, class brgemm bf16 m32+ n16-63 l2) needs amx, "
+                               "above --isa avx512-bf16");
+  }
 }
 
 }  // namespace

@@ -1,0 +1,29 @@
+#include "kernels/mlir/tuning/tuned_schedule.h"
+
+#include <fmt/format.h>
+
+#include "harness/core/error.h"
+#include "kernels/mlir/schedule.h"
+#include "kernels/mlir/tuning/shape_class.h"
+
+namespace nkbench::mlir_backend {
+
+std::string tunedScheduleOrigin(const std::string& schedule, const std::string& file, const std::string& shape_class) {
+  return fmt::format("tuned schedule {} ({}, class {})", schedule, file, shape_class);
+}
+
+std::optional<std::string> tunedScheduleProblem(Isa isa, const std::string& shape_class, const std::string& schedule,
+                                                const std::string& file) {
+  const std::string origin = tunedScheduleOrigin(schedule, file, shape_class);
+  const std::optional<DType> dtype = shapeClassDType(shape_class);
+  if (!dtype) return fmt::format("{}: '{}' is not a shape class (KIND TYPE mROWS nCOLS FOOTPRINT)", origin, shape_class);
+  if (schedule.empty()) return origin + ": the name is empty";
+  try {
+    selectSchedule(isa, *dtype, schedule, origin);
+  } catch (const Error& error) {
+    return std::string(error.what());
+  }
+  return std::nullopt;
+}
+
+}  // namespace nkbench::mlir_backend
