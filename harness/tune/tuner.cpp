@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -19,6 +20,8 @@
 #include "harness/run/progress.h"
 #include "harness/run/run_metadata.h"
 #include "harness/run/runner.h"
+#include "harness/tune/tuning_fit.h"
+#include "harness/tune/tuning_update.h"
 #include "kernels/mlir/route_choice.h"
 #include "kernels/mlir/tuning/shape_class.h"
 #include "kernels/mlir/tuning/tuning_candidates.h"
@@ -136,15 +139,6 @@ const TuningMeasurement* best(const std::vector<TuningMeasurement>& results) {
   return winner;
 }
 
-std::string utcNow() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
-
 }  // namespace
 
 TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
@@ -157,16 +151,19 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
   const CacheSizes caches = hostCacheSizes();
   const TuningHost here = thisTuningHost(features, caches);
 
+  // A file that cannot be updated is refused (or, at the default path, reported) before anything is measured.
+  const TuningTarget target{options.out, options.out_is_default};
+  const TuningBuild build = thisTuningBuild();
   TuneSummary summary;
-  std::error_code missing;
-  if (std::filesystem::exists(options.out, missing)) {
-    summary.tuning = readTuningFile(options.out);
-    if (auto mismatch = tuningHostMismatch(summary.tuning.host, here))
-      throw Error(fmt::format("--out {}: holds a tuning for another host ({}): choose another file", options.out.string(),
-                              *mismatch));
-  }
+  std::string replaced;
+  std::string warned;  // the file is replaced at the first class written: one warning for both
+  const auto warnOnce = [&] {
+    if (!replaced.empty() && replaced != warned) std::cerr << "warning: " << replaced << "\n";
+    warned = replaced;
+  };
+  summary.tuning = tuningToUpdate(target, here, build, replaced);
+  warnOnce();
   summary.tuning.host = here;
-  summary.tuning.nkbench_version = NKBENCH_VERSION;
 
   // Classes in the order their first case comes in the suite.
   std::vector<ClassCases> classes;
@@ -174,7 +171,6 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
   analytic_config.isa = *isa;
   analytic_config.host = features;
   const std::unique_ptr<Backend> analytic = createBackend("mlir", analytic_config);
-  summary.tuning.llvm_version = analytic->version();
   for (const SuiteCase& c : selected) {
     if (auto reason = analytic->unsupportedReason(c.problem)) {
       summary.skipped.push_back(fmt::format("{}: {}", c.id, *reason));
@@ -265,11 +261,10 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
       tuned.analytic_gflops = tuned.gflops = leader->gflops;
     }
     if (interruptRequested()) break;
-    summary.tuning.put(tuned);
-    summary.tuned.push_back(tuned);
-    summary.tuning.created = utcNow();
     // Written after each class: an interrupted tuning keeps what it measured.
-    writeTuningFile(options.out, summary.tuning);
+    summary.tuning = putTunedClass(target, tuned, here, build, replaced);
+    warnOnce();
+    summary.tuned.push_back(tuned);
   }
   summary.elapsed_s = tuner.elapsed();
   summary.measurements = tuner.measurements();

@@ -17,7 +17,8 @@ namespace nkbench {
 struct TuneOptions {
   std::optional<Isa> isa;  // nullopt: the best the host has
   std::string filter;      // regex on case ids; empty: all
-  std::filesystem::path out;  // the tuning file, read first and updated class by class
+  std::filesystem::path out;  // the tuning file, read first and updated class by class (tuning_update.h)
+  bool out_is_default = false;  // `out` is the default path: a file there that does not hold here is replaced
   // Seconds the measurements may take in all; past it, the classes not yet
   // tuned keep the analytic schedules (and are not written).
   double budget_s = 600.0;
@@ -33,7 +34,7 @@ struct TuneOptions {
 };
 
 struct TuneSummary {
-  Tuning tuning;                     // as written to `out`
+  Tuning tuning;                     // as last written to `out`, with other tunes' classes
   std::vector<TunedClass> tuned;     // the classes tuned in this run
   std::vector<std::string> skipped;  // classes not tuned, with why
   double elapsed_s = 0.0;

@@ -105,10 +105,57 @@ TEST(Tune, TheDefaultLocationIsFoundAndAnotherHostsFileIsRefused) {
       << skipped.output;
   const nlohmann::json skipped_report = readReport(json);
   for (const auto& row : skipped_report.at("rows")) EXPECT_EQ(row.at("schedule_source"), "analytic");
-  // tune refuses to overwrite it.
-  const Outcome overwrite = runNkbench("tune --suite " + tuneSuite().string() + kQuickTune, environment);
-  EXPECT_EQ(overwrite.exit_code, 2);
-  EXPECT_NE(overwrite.output.find("another host"), std::string::npos) << overwrite.output;
+  // Named by --out, tune refuses to update it, saying why and how to go on.
+  const Outcome named = runNkbench("tune --suite " + tuneSuite().string() + " --filter narrow --out " +
+                                   found.string() + kQuickTune);
+  EXPECT_EQ(named.exit_code, 2);
+  EXPECT_NE(named.output.find("the tuning file " + found.string() + " cannot be updated: not for this host"),
+            std::string::npos)
+      << named.output;
+  EXPECT_EQ(named.output.find("--out " + found.string()), std::string::npos) << named.output;
+  // At the default path it replaces it, saying so.
+  const Outcome replaced = runNkbench("tune --suite " + tuneSuite().string() + " --filter narrow" + kQuickTune, environment);
+  EXPECT_EQ(replaced.exit_code, 0) << replaced.output;
+  EXPECT_NE(replaced.output.find("warning: replacing the tuning file " + found.string() + ": not for this host"),
+            std::string::npos)
+      << replaced.output;
+  EXPECT_EQ(readReport(found).at("host").at("cpu_model").get<std::string>().rfind("Another ", 0), std::string::npos);
+}
+
+// A found file whose schedule does not fit its class, from another build: one
+// warning, and the rows run the analytic schedules.
+TEST(Tune, AFoundFileWithABadScheduleIsNotUsed) {
+  const fs::path cache_home = tempPath("xdg-bad");
+  fs::remove_all(cache_home);
+  const std::string environment = "-u NKBENCH_TUNING XDG_CACHE_HOME=" + cache_home.string();
+  const Outcome tune = runNkbench("tune --suite " + tuneSuite().string() + " --filter narrow" + kQuickTune, environment);
+  ASSERT_EQ(tune.exit_code, 0) << tune.output;
+  const fs::path found = cache_home / "nkbench" / "tuning.json";
+  nlohmann::json file = readReport(found);
+  ASSERT_EQ(file.at("classes").size(), 1u);
+  file["classes"][0]["schedule"] = "avx2.f32.6x16:rows=tall";
+  const std::string shape_class = file["classes"][0]["shape_class"];
+  std::ofstream(found) << file.dump(1);
+  const fs::path json = tempPath("bad-schedule-run.json");
+  const Outcome run = runNkbench("run --suite " + tuneSuite().string() + " --isa avx2 --backends mlir " + kQuick +
+                                     " --json " + json.string(),
+                                 environment);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("warning: tuning file " + found.string() + " not used: tuned schedule avx2.f32.6x16:rows=tall (" +
+                            found.string() + ", class " + shape_class + "): the modifiers are"),
+            std::string::npos)
+      << run.output;
+  EXPECT_EQ(run.output.find("--schedule"), std::string::npos) << run.output;
+  for (const auto& row : readReport(json).at("rows")) {
+    EXPECT_EQ(row.at("status"), "passed");
+    EXPECT_EQ(row.at("schedule_source"), "analytic");
+  }
+  const Outcome given = runNkbench("run --suite " + tuneSuite().string() + " --isa avx2 --backends mlir --tuning " +
+                                   found.string() + " " + kQuick);
+  EXPECT_EQ(given.exit_code, 2);
+  EXPECT_NE(given.output.find("tuned schedule avx2.f32.6x16:rows=tall (" + found.string() + ", class " + shape_class + ")"),
+            std::string::npos)
+      << given.output;
 }
 
 TEST(Tune, ASpentBudgetLeavesTheRestAnalytic) {
