@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -27,6 +28,14 @@ struct TuneArguments {
   bool quiet = false;
   std::string kernel_cache = "auto";
 };
+
+// The analytic routes of the class's cases, each once.
+std::string analyticRoutes(const TunedClass& tuned) {
+  std::vector<std::string> routes;
+  for (const std::string& route : tuned.analytic_schedules)
+    if (std::find(routes.begin(), routes.end(), route) == routes.end()) routes.push_back(route);
+  return fmt::format("{}", fmt::join(routes, ", "));
+}
 
 std::string gain(const TunedClass& tuned) {
   if (tuned.analytic_gflops <= 0) return "-";
@@ -57,8 +66,8 @@ int tune(const TuneArguments& args, const std::string& command_line) {
                            "GFLOPS", "tuned", "GFLOPS", "gain");
   for (const TunedClass& t : summary.tuned)
     std::cout << fmt::format("{:<34} {:<12} {:<36} {:>9.1f} {:<36} {:>9.1f} {:>7}\n", t.shape_class, t.isa,
-                             t.analytic_schedule, t.analytic_gflops,
-                             t.schedule == t.analytic_schedule ? "(analytic kept)" : t.schedule, t.gflops, gain(t));
+                             analyticRoutes(t), t.analytic_gflops, t.keepsAnalytic() ? "(analytic kept)" : t.schedule,
+                             t.gflops, gain(t));
   for (const std::string& skipped : summary.skipped) std::cout << "not tuned: " << skipped << "\n";
   if (!summary.tuned.empty()) std::cout << "tuning file: " << options.out.string() << "\n";
   return interruptRequested() ? kExitInterrupted : kExitOk;

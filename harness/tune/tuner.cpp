@@ -62,8 +62,8 @@ struct Measured {
 
 class Tuner {
  public:
-  Tuner(const TuneOptions& options, Isa isa, const CpuFeatures& features)
-      : options_(options), isa_(isa), features_(features) {
+  Tuner(const TuneOptions& options, Isa isa, const CpuFeatures& features, const Bf16RoutePeaks& peaks)
+      : options_(options), isa_(isa), features_(features), peaks_(peaks) {
     run_options_.fill = FillMode::ExactInteger;
     run_options_.isolate = options.isolate;
     settings_.suite = "tune";
@@ -77,6 +77,8 @@ class Tuner {
 
   // Every schedule on every case, interleaved per case; a schedule whose row on
   // any case did not pass is out, with the first such row's status and note.
+  // kAnalyticSchedule runs each case's own analytic route, as `run` without a
+  // tuning (the peaks that choose the bf16 route are the tune's).
   Measured measure(const std::vector<SuiteCase>& cases, const std::vector<std::string>& schedules,
                    const TimingOptions& timing, ProgressBar& progress, const std::string& what) {
     run_options_.timing = timing;
@@ -86,7 +88,9 @@ class Tuner {
       BackendConfig config;
       config.isa = isa_;
       config.host = features_;
-      config.mlir_schedule = schedule;
+      config.mlir_schedule = schedule == kAnalyticSchedule ? "" : schedule;
+      config.fp32_fma_peak_gflops = peaks_.fp32_fma_gflops;
+      config.bf16_dot_peak_gflops = peaks_.bf16_dot_gflops;
       config.kernel_cache_dir = options_.kernel_cache_dir;
       backends.push_back(createBackend("mlir", config));
       pointers.push_back(backends.back().get());
@@ -126,11 +130,19 @@ class Tuner {
   const TuneOptions& options_;
   Isa isa_;
   CpuFeatures features_;
+  Bf16RoutePeaks peaks_;
   RunOptions run_options_;
   CaseSettings settings_;
   Clock::time_point start_ = Clock::now();
   std::size_t measurements_ = 0;
 };
+
+// The schedule all of `names` are, or nullopt where they differ.
+std::optional<std::string> commonSchedule(const std::vector<std::string>& names) {
+  if (names.empty() || std::any_of(names.begin(), names.end(), [&](const std::string& n) { return n != names[0]; }))
+    return std::nullopt;
+  return names.front();
+}
 
 const TuningMeasurement* best(const std::vector<TuningMeasurement>& results) {
   const TuningMeasurement* winner = nullptr;
@@ -192,7 +204,7 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
   mlir_backend::RouteRequest analytic_request;
   analytic_request.caches = caches;
   analytic_request.peaks = {peaks.fp32_fma_gflops, peaks.bf16_dot_gflops};
-  Tuner tuner(options, *isa, features);
+  Tuner tuner(options, *isa, features, peaks);
   std::size_t steps = 0;
   for (const ClassCases& k : classes) {
     const std::size_t cases = std::min(options.cases_per_class, k.cases.size());
@@ -213,29 +225,38 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
     TunedClass tuned;
     tuned.isa = std::string(toString(*isa));
     tuned.shape_class = k.shape_class;
-    tuned.analytic_schedule = mlir_backend::chooseRoute(*isa, problems.front(), analytic_request).schedule.name;
     tuned.suite = suite.name;
-    for (const SuiteCase& c : cases) tuned.cases.push_back(c.id);
+    // The baseline is each case's own analytic route: under an AMX cap a class
+    // can hold cases on the tiles and cases the tiles would mostly pad.
+    for (const SuiteCase& c : cases) {
+      tuned.cases.push_back(c.id);
+      tuned.analytic_schedules.push_back(mlir_backend::chooseRoute(*isa, c.problem, analytic_request).schedule.name);
+    }
+    const std::optional<std::string> one_analytic = commonSchedule(tuned.analytic_schedules);
 
     std::vector<std::string> blocks = mlir_backend::registerBlockCandidates(*isa, problems, caches, options.candidates);
-    if (std::find(blocks.begin(), blocks.end(), tuned.analytic_schedule) == blocks.end())
-      blocks.insert(blocks.begin(), tuned.analytic_schedule);
+    if (one_analytic) std::erase(blocks, *one_analytic);  // measured as the analytic routes
+    blocks.insert(blocks.begin(), kAnalyticSchedule);
     Measured ranked = tuner.measure(cases, blocks, kRankTiming, progress, k.shape_class);
     tuned.measured = ranked.results;
     const TuningMeasurement* leader = best(ranked.results);
-    if (leader && problems.front().kind == OpKind::Gemm && tuner.budgetLeft()) {
-      std::vector<std::string> gemm_blocks = mlir_backend::gemmBlockCandidates(leader->schedule);
+    // Variants are of a named schedule: analytic routes that differ by case have none.
+    const auto leaderName = [&]() -> std::optional<std::string> {
+      if (leader->schedule != kAnalyticSchedule) return leader->schedule;
+      return one_analytic;
+    };
+    if (leader && problems.front().kind == OpKind::Gemm && tuner.budgetLeft() && leaderName()) {
+      std::vector<std::string> gemm_blocks = mlir_backend::gemmBlockCandidates(*leaderName());
       gemm_blocks.erase(gemm_blocks.begin());  // measured already
       if (!gemm_blocks.empty()) {
-        const std::string leader_name = leader->schedule;
         Measured around = tuner.measure(cases, gemm_blocks, kRankTiming, progress, k.shape_class);
         tuned.measured.insert(tuned.measured.end(), around.results.begin(), around.results.end());
         leader = best(tuned.measured);
       }
     }
     // The leader's settings: the form of its edge rows, its prefetch distance.
-    if (leader && tuner.budgetLeft()) {
-      const std::vector<std::string> settings = mlir_backend::settingCandidates(leader->schedule, problems, caches);
+    if (leader && tuner.budgetLeft() && leaderName()) {
+      const std::vector<std::string> settings = mlir_backend::settingCandidates(*leaderName(), problems, caches);
       if (!settings.empty()) {
         Measured variants = tuner.measure(cases, settings, kRankTiming, progress, k.shape_class);
         tuned.measured.insert(tuned.measured.end(), variants.results.begin(), variants.results.end());
@@ -246,11 +267,12 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
       summary.skipped.push_back(fmt::format("{}: no candidate passed verification", k.shape_class));
       continue;
     }
-    // Confirm: the leader against the analytic schedule, timed longer, interleaved.
-    tuned.schedule = tuned.analytic_schedule;
-    if (leader->schedule != tuned.analytic_schedule) {
-      const Measured confirm = tuner.measure(cases, {tuned.analytic_schedule, leader->schedule}, kConfirmTiming,
-                                             progress, k.shape_class + " confirm");
+    // Confirm: the leader against the analytic routes, timed longer, interleaved.
+    // Where they stay, the class keeps them: `run` chooses each case's route.
+    tuned.schedule = kAnalyticSchedule;
+    if (leader->schedule != kAnalyticSchedule) {
+      const Measured confirm = tuner.measure(cases, {kAnalyticSchedule, leader->schedule}, kConfirmTiming, progress,
+                                             k.shape_class + " confirm");
       tuned.analytic_gflops = confirm.results[0].gflops;
       tuned.gflops = confirm.results[1].gflops;
       if (confirm.results[1].status == "passed" && tuned.gflops > kMinGain * tuned.analytic_gflops)

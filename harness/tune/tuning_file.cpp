@@ -18,7 +18,10 @@ namespace {
 using nlohmann::json;
 
 // The format's version: a reader refuses other versions rather than guess.
-constexpr int kTuningFormat = 1;
+// Format 1 named one analytic schedule per class ("analytic_schedule"), and a
+// class whose schedule was that one kept the analytic choice: read so.
+constexpr int kTuningFormat = 2;
+constexpr int kOldestTuningFormat = 1;
 
 template <typename T>
 T required(const json& object, const char* key) {
@@ -59,7 +62,7 @@ json toJson(const TunedClass& tuned) {
   return {{"isa", tuned.isa},
           {"shape_class", tuned.shape_class},
           {"schedule", tuned.schedule},
-          {"analytic_schedule", tuned.analytic_schedule},
+          {"analytic_schedules", tuned.analytic_schedules},
           {"gflops", tuned.gflops},
           {"analytic_gflops", tuned.analytic_gflops},
           {"suite", tuned.suite},
@@ -67,18 +70,27 @@ json toJson(const TunedClass& tuned) {
           {"measured", measured}};
 }
 
-TunedClass tunedClassOf(const json& entry) {
+TunedClass tunedClassOf(const json& entry, int format) {
   if (!entry.is_object()) throw Error("each of 'classes' must be an object");
   TunedClass tuned;
   tuned.isa = required<std::string>(entry, "isa");
   if (!parseIsa(tuned.isa)) throw Error(fmt::format("'isa' is '{}', not an ISA level", tuned.isa));
   tuned.shape_class = required<std::string>(entry, "shape_class");
   tuned.schedule = required<std::string>(entry, "schedule");
-  tuned.analytic_schedule = required<std::string>(entry, "analytic_schedule");
   tuned.gflops = gflopsOf(entry, "gflops");
   tuned.analytic_gflops = gflopsOf(entry, "analytic_gflops");
   tuned.suite = required<std::string>(entry, "suite");
   tuned.cases = required<std::vector<std::string>>(entry, "cases");
+  if (format == 1) {
+    const auto analytic = required<std::string>(entry, "analytic_schedule");
+    tuned.analytic_schedules.assign(tuned.cases.size(), analytic);
+    if (tuned.schedule == analytic) tuned.schedule = kAnalyticSchedule;
+  } else {
+    tuned.analytic_schedules = required<std::vector<std::string>>(entry, "analytic_schedules");
+    if (tuned.analytic_schedules.size() != tuned.cases.size())
+      throw Error(fmt::format("'analytic_schedules' has {} entries for {} cases", tuned.analytic_schedules.size(),
+                              tuned.cases.size()));
+  }
   for (const json& m : requiredList(entry, "measured")) {
     if (!m.is_object()) throw Error("each of 'measured' must be an object");
     tuned.measured.push_back(
@@ -90,8 +102,9 @@ TunedClass tunedClassOf(const json& entry) {
 Tuning tuningOf(const json& document) {
   if (!document.is_object()) throw Error("not a JSON object");
   const int format = required<int>(document, "nkbench_tuning");
-  if (format != kTuningFormat)
-    throw Error(fmt::format("format {}, this nkbench reads format {}: tune again", format, kTuningFormat));
+  if (format < kOldestTuningFormat || format > kTuningFormat)
+    throw Error(fmt::format("format {}, this nkbench reads formats {} to {}: tune again", format, kOldestTuningFormat,
+                            kTuningFormat));
   Tuning tuning;
   const json& host = requiredObject(document, "host");
   tuning.host.cpu_model = required<std::string>(host, "cpu_model");
@@ -102,7 +115,7 @@ Tuning tuningOf(const json& document) {
   tuning.llvm_version = required<std::string>(document, "llvm_version");
   tuning.nkbench_version = required<std::string>(document, "nkbench_version");
   tuning.created = required<std::string>(document, "created");
-  for (const json& entry : requiredList(document, "classes")) tuning.classes.push_back(tunedClassOf(entry));
+  for (const json& entry : requiredList(document, "classes")) tuning.classes.push_back(tunedClassOf(entry, format));
   return tuning;
 }
 

@@ -30,16 +30,24 @@ struct TuningMeasurement {
   std::string status;   // "passed", or why not (the first failing row's status and note)
 };
 
+// A class's schedule, and a measurement's, that stands for each case's own
+// analytic route (mlir_backend::chooseRoute) rather than one schedule.
+inline constexpr const char* kAnalyticSchedule = "analytic";
+
 struct TunedClass {
   std::string isa;          // the run's cap it was tuned under, as toString(Isa) spells it
   std::string shape_class;  // shapeClassOf
-  std::string schedule;     // the chosen schedule's name (the analytic one when nothing beat it)
-  std::string analytic_schedule;
+  // The chosen schedule's name, or kAnalyticSchedule where nothing beat the
+  // analytic routes: the class then keeps them, each case its own.
+  std::string schedule;
+  std::vector<std::string> analytic_schedules;  // each case's analytic route, as `cases`
   double gflops = 0.0;           // of `schedule`, in the confirming measurement
-  double analytic_gflops = 0.0;  // of `analytic_schedule`, same measurement
+  double analytic_gflops = 0.0;  // of the analytic routes, same measurement
   std::string suite;
   std::vector<std::string> cases;
   std::vector<TuningMeasurement> measured;  // every candidate, in the order measured
+
+  bool keepsAnalytic() const { return schedule == kAnalyticSchedule; }
 };
 
 struct Tuning {

@@ -16,6 +16,7 @@ std::optional<std::string> tuningBuildMismatch(const TuningBuild& tuned, const T
 
 std::optional<std::string> tunedScheduleMismatch(const Tuning& tuning, const std::string& display_name) {
   for (const TunedClass& tuned : tuning.classes) {
+    if (tuned.keepsAnalytic()) continue;
     const std::optional<Isa> isa = parseIsa(tuned.isa);  // the reader checked it
     if (!isa) return fmt::format("class {}: '{}' is not an ISA level", tuned.shape_class, tuned.isa);
     if (auto problem = mlir_backend::tunedScheduleProblem(*isa, tuned.shape_class, tuned.schedule, display_name))

@@ -13,7 +13,8 @@ TuningSelection use(const std::filesystem::path& path, const Tuning& tuning, Isa
   TuningSelection selection;
   selection.file = path.string();
   for (const TunedClass& tuned : tuning.classes)
-    if (tuned.isa == toString(isa)) selection.by_class.emplace(tuned.shape_class, tuned.schedule);
+    if (tuned.isa == toString(isa) && !tuned.keepsAnalytic())
+      selection.by_class.emplace(tuned.shape_class, tuned.schedule);
   return selection;
 }
 

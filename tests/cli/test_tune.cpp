@@ -33,9 +33,11 @@ TEST(Tune, WritesVerifiedMeasurementsPerShapeClassAndRunUsesThem) {
   std::map<std::string, std::string> chosen;
   for (const auto& tuned : file.at("classes")) {
     EXPECT_EQ(tuned.at("isa"), "avx2");
-    EXPECT_EQ(tuned.at("analytic_schedule"), "avx2.f32.6x16");
-    // The analytic schedule and two more were measured, every one verified.
+    for (const auto& route : tuned.at("analytic_schedules")) EXPECT_EQ(route, "avx2.f32.6x16");
+    EXPECT_EQ(tuned.at("analytic_schedules").size(), tuned.at("cases").size());
+    // The analytic routes and two more were measured, every one verified.
     ASSERT_GE(tuned.at("measured").size(), 3u);
+    EXPECT_EQ(tuned.at("measured")[0].at("schedule"), "analytic");
     for (const auto& m : tuned.at("measured")) {
       EXPECT_EQ(m.at("status"), "passed") << m;
       EXPECT_GT(m.at("gflops").get<double>(), 0.0);
@@ -56,8 +58,10 @@ TEST(Tune, WritesVerifiedMeasurementsPerShapeClassAndRunUsesThem) {
   EXPECT_EQ(report.at("metadata").at("tuning"), tuning.string());
   for (const auto& row : report.at("rows")) {
     EXPECT_EQ(row.at("status"), "passed");
-    EXPECT_EQ(row.at("schedule_source"), "tuned: " + tuning.string());
-    EXPECT_EQ(row.at("schedule"), chosen.at(row.at("case") == "narrow" ? "narrow" : "big")) << row.at("case");
+    // A class that kept the analytic choice names no schedule: the case takes its own route.
+    const std::string& schedule = chosen.at(row.at("case") == "narrow" ? "narrow" : "big");
+    EXPECT_EQ(row.at("schedule_source"), schedule == "analytic" ? "analytic" : "tuned: " + tuning.string());
+    EXPECT_EQ(row.at("schedule"), schedule == "analytic" ? "avx2.f32.6x16" : schedule) << row.at("case");
   }
   // --tuning none: the analytic schedules.
   const Outcome analytic = runNkbench("run --suite " + tuneSuite().string() + " --backends mlir --isa avx2 --tuning none " +
@@ -75,7 +79,7 @@ TEST(Tune, WritesVerifiedMeasurementsPerShapeClassAndRunUsesThem) {
   EXPECT_EQ(readReport(tuning).at("classes").size(), 2u);
 }
 
-TEST(Tune, TheDefaultLocationIsFoundAndAnotherHostsFileIsRefused) {
+TEST(Tune, TheDefaultLocationIsFoundAndAnotherHostsFileIsNotUsedOrUpdated) {
   const fs::path cache_home = tempPath("xdg");
   fs::remove_all(cache_home);
   const std::string environment = "-u NKBENCH_TUNING XDG_CACHE_HOME=" + cache_home.string();
@@ -120,6 +124,46 @@ TEST(Tune, TheDefaultLocationIsFoundAndAnotherHostsFileIsRefused) {
             std::string::npos)
       << replaced.output;
   EXPECT_EQ(readReport(found).at("host").at("cpu_model").get<std::string>().rfind("Another ", 0), std::string::npos);
+}
+
+// bf16 under amx-emulated: one class with a case on the tiles and one the tiles
+// would mostly pad. Each is measured on its own analytic route, and a class
+// that keeps the analytic choice leaves each case its route in `run`.
+TEST(Tune, EachCaseOfAnAmxClassIsMeasuredOnItsOwnAnalyticRoute) {
+  const fs::path suite = tempPath("tune-amx.yaml");
+  std::ofstream(suite) << "suite: tune-amx\ncases:\n"
+                          "  - {id: tiles, kind: brgemm, dtype: bf16, shape: [64, 64, 64]}\n"
+                          "  - {id: padded, kind: brgemm, dtype: bf16, shape: [33, 65, 2]}\n";
+  const fs::path tuning = tempPath("tuning-amx.json");
+  fs::remove(tuning);
+  const Outcome tune = runNkbench("tune --suite " + suite.string() + " --out " + tuning.string() +
+                                  " --isa amx-emulated --candidates 1 --cases-per-class 2 --quiet");
+  ASSERT_EQ(tune.exit_code, 0) << tune.output;
+  const nlohmann::json file = readReport(tuning);
+  ASSERT_EQ(file.at("classes").size(), 1u) << file.dump(1);
+  const auto& tuned = file.at("classes")[0];
+  EXPECT_EQ(tuned.at("cases"), (nlohmann::json{"tiles", "padded"}));
+  // The vector route of the padded case is the dot product or, where the host's is slow, the FMAs.
+  ASSERT_EQ(tuned.at("analytic_schedules").size(), 2u) << tuned;
+  EXPECT_EQ(tuned.at("analytic_schedules")[0], "amx.bf16.32x32");
+  const std::string vector_route = tuned.at("analytic_schedules")[1];
+  EXPECT_EQ(vector_route.rfind("avx512", 0), 0u) << tuned;
+  EXPECT_EQ(tuned.at("measured")[0].at("schedule"), "analytic");
+  EXPECT_NE(tune.output.find("amx.bf16.32x32, " + vector_route), std::string::npos) << tune.output;
+
+  const fs::path json = tempPath("tuned-amx-run.json");
+  const Outcome run = runNkbench("run --suite " + suite.string() + " --backends mlir --isa amx-emulated --tuning " +
+                                 tuning.string() + " " + kQuick + " --json " + json.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  for (const auto& row : readReport(json).at("rows")) {
+    EXPECT_EQ(row.at("status"), "passed") << row;
+    if (tuned.at("schedule") == "analytic") {
+      EXPECT_EQ(row.at("schedule_source"), "analytic");
+      EXPECT_EQ(row.at("schedule"), row.at("case") == "tiles" ? "amx.bf16.32x32" : vector_route);
+    } else {
+      EXPECT_EQ(row.at("schedule"), tuned.at("schedule"));
+    }
+  }
 }
 
 // A found file whose schedule does not fit its class, from another build: one

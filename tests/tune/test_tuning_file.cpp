@@ -6,9 +6,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "harness/core/error.h"
 #include "harness/tune/tuning_file.h"
 #include "harness/tune/tuning_selection.h"
+#include "kernels/mlir/route_choice.h"
+#include "kernels/mlir/tuning/shape_class.h"
 
 namespace nkbench {
 namespace {
@@ -30,7 +34,7 @@ TunedClass tuned(const std::string& isa, const std::string& shape_class, const s
   t.isa = isa;
   t.shape_class = shape_class;
   t.schedule = schedule;
-  t.analytic_schedule = "avx512.f32.8x32";
+  t.analytic_schedules = {"avx512.f32.8x32", "avx512.f32.8x32"};
   t.gflops = 90;
   t.analytic_gflops = 80;
   t.suite = "s";
@@ -116,7 +120,7 @@ TEST(TuningFile, BadContentNamesTheFileAndTheKey) {
   };
   EXPECT_NE(error("{").find("not valid JSON"), std::string::npos);
   EXPECT_NE(error("[]").find("not a JSON object"), std::string::npos);
-  EXPECT_NE(error(R"({"nkbench_tuning": 2})").find("format 2"), std::string::npos);
+  EXPECT_NE(error(R"({"nkbench_tuning": 3})").find("format 3, this nkbench reads formats 1 to 2"), std::string::npos);
   EXPECT_NE(error(R"({"nkbench_tuning": 1})").find("'host'"), std::string::npos);
   fs::path good = tempFile("good.json");
   writeTuningFile(good, sample());
@@ -270,6 +274,83 @@ TEST_F(TuningEnvironment, AFileOfAnotherBuildIsNotUsed) {
   writeTuningFile(defaultTuningPath(), old);
   EXPECT_NE(selectionError(defaultTuningPath().string()).find("nkbench 0.2"), std::string::npos);
   EXPECT_FALSE(tuningBuildMismatch(build(), build()));
+}
+
+TEST(TuningFile, AClassThatKeepsTheAnalyticRoutesSaysSoAndEachCasesRouteReadsBack) {
+  Tuning tuning = sample();
+  TunedClass kept = tuned("amx-emulated", "brgemm bf16 m32+ n64+ l1", kAnalyticSchedule);
+  kept.analytic_schedules = {"amx.bf16.32x32", "avx512bf16.bf16.8x32"};
+  tuning.put(kept);
+  const std::string text = tuningText(tuning);
+  EXPECT_NE(text.find("\"schedule\": \"analytic\""), std::string::npos) << text;
+  const Tuning read = parseTuning(text, "t.json");
+  const TunedClass* t = read.find("amx-emulated", "brgemm bf16 m32+ n64+ l1");
+  ASSERT_NE(t, nullptr);
+  EXPECT_TRUE(t->keepsAnalytic());
+  EXPECT_EQ(t->analytic_schedules, kept.analytic_schedules);
+  EXPECT_FALSE(read.find("avx512", "brgemm f32 m8-31 n16-63 l1")->keepsAnalytic());
+  // One analytic route per case.
+  std::string short_list = text;
+  short_list.replace(short_list.find("\"avx512bf16.bf16.8x32\""), 22, "");
+  short_list.replace(short_list.rfind(",", short_list.find("\"amx.bf16.32x32\"") + 20), 1, "");
+  try {
+    parseTuning(short_list, "t.json");
+    FAIL() << "read " << short_list;
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("'analytic_schedules' has 1 entries for 2 cases"), std::string::npos)
+        << error.what();
+  }
+}
+
+// Format 1 named one analytic schedule per class; a class whose schedule was it
+// kept the analytic choice, and reads so, so that each case takes its own route.
+TEST(TuningFile, FormatOneReadsWithTheAnalyticChoiceKept) {
+  nlohmann::json document = nlohmann::json::parse(tuningText(sample()));
+  document["nkbench_tuning"] = 1;
+  for (auto& entry : document["classes"]) {
+    entry.erase("analytic_schedules");
+    entry["analytic_schedule"] = "avx512.f32.12x32";
+  }
+  const Tuning read = parseTuning(document.dump(), "old.json");
+  const TunedClass* same = read.find("avx512", "brgemm f32 m8-31 n16-63 l1");
+  ASSERT_NE(same, nullptr);
+  EXPECT_TRUE(same->keepsAnalytic());
+  EXPECT_EQ(same->analytic_schedules, (std::vector<std::string>{"avx512.f32.12x32", "avx512.f32.12x32"}));
+  EXPECT_EQ(read.find("avx512-bf16", "brgemm f32 m8-31 n16-63 l1")->schedule, "avx512.f32.16x16");
+  EXPECT_EQ(tuningText(read).find("\"nkbench_tuning\": 1"), std::string::npos);  // written as the current format
+}
+
+// A bf16 class under an AMX cap with a case on the tiles and one the tiles
+// would mostly pad: a class that keeps the analytic choice gives no schedule,
+// so each case takes its own route, not the tile route of the largest.
+TEST_F(TuningEnvironment, AClassThatKeepsTheAnalyticChoiceLeavesEachCaseItsRoute) {
+  const CacheSizes caches = host().caches;
+  Problem big;
+  big.dtype = DType::BF16;
+  big.m = big.n = big.k = 64;
+  Problem small = big;
+  small.m = 33;
+  small.n = 65;
+  small.k = 2;
+  const std::string shape_class = mlir_backend::shapeClassOf(big, caches);
+  ASSERT_EQ(shape_class, mlir_backend::shapeClassOf(small, caches));
+  Tuning tuning = sample();
+  TunedClass kept = tuned("amx-emulated", shape_class, kAnalyticSchedule);
+  kept.analytic_schedules = {"amx.bf16.32x32", "avx512bf16.bf16.8x32"};
+  tuning.put(kept);
+  writeTuningFile(defaultTuningPath(), tuning);
+  const TuningSelection selection = selectTuning("auto", Isa::AmxEmulated, host(), build());
+  EXPECT_TRUE(selection.warning.empty()) << selection.warning;
+  EXPECT_EQ(selection.file, defaultTuningPath().string());
+  EXPECT_TRUE(selection.by_class.empty());
+  const mlir_backend::TunedSchedules tuned_schedules{selection.file, selection.by_class};
+  mlir_backend::RouteRequest request;
+  request.tuned = &tuned_schedules;
+  request.caches = caches;
+  const mlir_backend::RouteChoice small_route = mlir_backend::chooseRoute(Isa::AmxEmulated, small, request);
+  EXPECT_EQ(small_route.schedule.name, "avx512bf16.bf16.8x32");
+  EXPECT_EQ(small_route.source, "analytic");
+  EXPECT_EQ(mlir_backend::chooseRoute(Isa::AmxEmulated, big, request).schedule.name, "amx.bf16.32x32");
 }
 
 }  // namespace
