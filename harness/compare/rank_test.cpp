@@ -48,4 +48,12 @@ double probabilityNotSmaller(const std::vector<double>& x, const std::vector<dou
   return at_least / total;
 }
 
+double smallestPossibleP(std::size_t m, std::size_t n) {
+  if (m == 0 || n == 0) return 1.0;
+  if (m * n > kExactPairLimit) return normalTail(double(m * n), m, n);
+  double ways = 1.0;  // C(m+n, m), built as a product that stays integral at each step
+  for (std::size_t i = 1; i <= m; ++i) ways = ways * double(n + i) / double(i);
+  return 1.0 / ways;
+}
+
 }  // namespace nkbench

@@ -3,6 +3,7 @@
 // heavy-tailed; exact for the small repetition counts benchmarks use.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace nkbench {
@@ -14,5 +15,10 @@ namespace nkbench {
 // beyond.
 // Returns 1 when either sample is empty.
 double probabilityNotSmaller(const std::vector<double>& x, const std::vector<double>& y);
+
+// The smallest p probabilityNotSmaller can return for samples of m and n values
+// (every x below every y): 1 / C(m+n, m) while exact. 2 against 2 repetitions
+// never go below 1/6, 3 against 3 below 0.05. 1 when either is empty.
+double smallestPossibleP(std::size_t m, std::size_t n);
 
 }  // namespace nkbench

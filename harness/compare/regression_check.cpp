@@ -37,24 +37,33 @@ Samples ratioToReference(const StoredRow& row, const StoredRow& reference) {
   return ratio;
 }
 
-Measure measure(const Samples& base, const Samples& current) {
+Measure measure(const Samples& base, const Samples& current, const CompareOptions& options) {
   Measure m;
   m.base = base.median;
   m.current = current.median;
   m.change = current.median / base.median - 1.0;
+  m.base_samples = base.values.size();
+  m.current_samples = current.values.size();
   if (!base.values.empty() && !current.values.empty()) {
     m.p_slower = probabilityNotSmaller(current.values, base.values);
     m.p_faster = probabilityNotSmaller(base.values, current.values);
+    m.rank_test_decides = smallestPossibleP(m.current_samples, m.base_samples) < options.alpha;
   }
   return m;
 }
 
-// Without samples the medians alone decide.
+// Where the rank test cannot decide (no samples, or too few to ever reach p <
+// alpha) the medians alone do: a 10x slowdown over two repetitions must fail.
 bool slower(const Measure& m, const CompareOptions& options) {
-  return m.change < -options.threshold && (!m.p_slower || *m.p_slower < options.alpha);
+  return m.change < -options.threshold && (!m.rank_test_decides || *m.p_slower < options.alpha);
 }
 bool faster(const Measure& m, const CompareOptions& options) {
-  return m.change > options.threshold && (!m.p_faster || *m.p_faster < options.alpha);
+  return m.change > options.threshold && (!m.rank_test_decides || *m.p_faster < options.alpha);
+}
+
+void addNote(RowComparison& result, const std::string& note) {
+  if (!result.note.empty()) result.note += "; ";
+  result.note += note;
 }
 
 // Rows of one run by key, and each case's libxsmm row.
@@ -87,12 +96,13 @@ void judgeTimedRows(RowComparison& result, const RunIndex& base_index, const Run
                     const CompareOptions& options) {
   const StoredRow& base = *result.base;
   const StoredRow& current = *result.current;
-  result.absolute = measure(speedOf(base), speedOf(current));
+  result.absolute = measure(speedOf(base), speedOf(current), options);
   const StoredRow* base_reference = base_index.referenceFor(base);
   const StoredRow* current_reference = current_index.referenceFor(current);
   const bool is_reference = base.backend == kReferenceBackend;
   if (base_reference && current_reference && !is_reference)
-    result.relative = measure(ratioToReference(base, *base_reference), ratioToReference(current, *current_reference));
+    result.relative = measure(ratioToReference(base, *base_reference), ratioToReference(current, *current_reference),
+                              options);
 
   std::vector<const Measure*> deciding;
   if (options.gate == Gate::Relative && is_reference) {
@@ -111,9 +121,16 @@ void judgeTimedRows(RowComparison& result, const RunIndex& base_index, const Run
   const bool any_slower = std::any_of(deciding.begin(), deciding.end(), [&](const Measure* m) { return slower(*m, options); });
   const bool all_faster = std::all_of(deciding.begin(), deciding.end(), [&](const Measure* m) { return faster(*m, options); });
   result.verdict = any_slower ? Verdict::Regressed : all_faster ? Verdict::Improved : Verdict::Unchanged;
-  if (!base.samples_ms.empty() && !current.samples_ms.empty()) return;
-  if (!result.note.empty()) result.note += "; ";
-  result.note += "no per-repetition samples: medians alone decide";
+  if (base.samples_ms.empty() || current.samples_ms.empty()) {
+    addNote(result, "no per-repetition samples: medians alone decide");
+    return;
+  }
+  for (const Measure* m : deciding)
+    if (!m->rank_test_decides) {
+      addNote(result, fmt::format("too few repetitions for the rank test ({} against {}): medians compared",
+                                  m->base_samples, m->current_samples));
+      return;
+    }
 }
 
 // Rows match by the run's cap; under one cap a backend may still have run code of
@@ -122,8 +139,7 @@ void noteLevelChange(RowComparison& result) {
   const std::string& then = result.base->isa_used;
   const std::string& now = result.current->isa_used;
   if (then.empty() || now.empty() || then == now) return;
-  if (!result.note.empty()) result.note += "; ";
-  result.note += fmt::format("ISA used changed: {} then, {} now", then, now);
+  addNote(result, fmt::format("ISA used changed: {} then, {} now", then, now));
 }
 
 RowComparison compareRow(const StoredRow& base, const RunIndex& base_index, const RunIndex& current_index,

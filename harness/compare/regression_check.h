@@ -45,6 +45,10 @@ struct Measure {
   double change = 0.0;    // current / base - 1: -0.1 = 10% slower
   std::optional<double> p_slower;  // rank test of "current is slower"; none without samples
   std::optional<double> p_faster;
+  std::size_t base_samples = 0, current_samples = 0;  // repetitions the rank test compared
+  // Whether the rank test can reach p < alpha with these repetitions at all (2
+  // against 2 never go below 1/6): when not, or without samples, the medians decide.
+  bool rank_test_decides = false;
 };
 
 struct RowComparison {

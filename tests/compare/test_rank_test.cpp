@@ -35,6 +35,15 @@ TEST(RankTest, LargeSamplesUseTheNormalTailConsistently) {
   EXPECT_NEAR(probabilityNotSmaller(x, x), 0.5, 0.05);
 }
 
+TEST(RankTest, TheSmallestPossiblePIsThatOfCompleteSeparation) {
+  EXPECT_NEAR(smallestPossibleP(2, 2), 1.0 / 6.0, 1e-15);
+  EXPECT_NEAR(smallestPossibleP(3, 3), 1.0 / 20.0, 1e-15);
+  EXPECT_NEAR(smallestPossibleP(2, 4), 1.0 / 15.0, 1e-15);
+  EXPECT_NEAR(smallestPossibleP(5, 5), probabilityNotSmaller({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}), 1e-15);
+  EXPECT_LT(smallestPossibleP(120, 120), 1e-30);  // normal tail
+  EXPECT_DOUBLE_EQ(smallestPossibleP(0, 3), 1.0);
+}
+
 TEST(RankTest, EmptySamplesProveNothing) {
   EXPECT_DOUBLE_EQ(probabilityNotSmaller({}, {1.0}), 1.0);
   EXPECT_DOUBLE_EQ(probabilityNotSmaller({1.0}, {}), 1.0);

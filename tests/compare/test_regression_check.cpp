@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "harness/compare/regression_check.h"
@@ -80,16 +81,48 @@ TEST(RegressionCheck, BothGatesFailOnEither) {
 TEST(RegressionCheck, SmallOrInsignificantChangesPass) {
   // 3% slower: below the 5% threshold however significant.
   EXPECT_EQ(rowOf(compareRuns(run(), run(1.0, 1.03), {}), "mlir").verdict, Verdict::Unchanged);
-  // 20% slower in the median of three noisy repetitions against three: not significant at 5%.
+  // 20% slower in the median of four noisy repetitions against four: not significant at 5%.
   StoredRun noisy_base = run(), noisy_new = run(1.0, 1.2);
   for (StoredRun* r : {&noisy_base, &noisy_new})
-    for (StoredRow& row : r->rows) row.samples_ms.resize(3);
-  noisy_new.rows[0].samples_ms = {0.010, 0.013, 0.0121};
-  noisy_base.rows[0].samples_ms = {0.0125, 0.0101, 0.0099};
+    for (StoredRow& row : r->rows) row.samples_ms.resize(4);
+  noisy_new.rows[0].samples_ms = {0.010, 0.013, 0.0121, 0.0119};
+  noisy_base.rows[0].samples_ms = {0.0125, 0.0101, 0.0099, 0.0100};
   const Comparison comparison = compareRuns(noisy_base, noisy_new, {});
   const RowComparison& mlir = rowOf(comparison, "mlir");
+  EXPECT_TRUE(mlir.relative->rank_test_decides);
   EXPECT_GT(*mlir.relative->p_slower, 0.05);
   EXPECT_EQ(mlir.verdict, Verdict::Unchanged);
+}
+
+// Two or three repetitions a side can never reach p < 0.05 (1/6, 1/20 at best):
+// the medians decide, or a 10x slowdown would pass.
+TEST(RegressionCheck, TooFewRepetitionsForTheRankTestLetTheMediansDecide) {
+  for (std::size_t repetitions : {2u, 3u}) {
+    StoredRun base = run(), slower = run(1.0, 10.0), same = run();
+    for (StoredRun* r : {&base, &slower, &same})
+      for (StoredRow& row : r->rows) row.samples_ms.resize(repetitions);
+    const Comparison comparison = compareRuns(base, slower, {});
+    const RowComparison& mlir = rowOf(comparison, "mlir");
+    EXPECT_EQ(mlir.verdict, Verdict::Regressed) << repetitions;
+    EXPECT_FALSE(mlir.relative->rank_test_decides);
+    EXPECT_NE(mlir.note.find(fmt::format("too few repetitions for the rank test ({0} against {0}): medians compared",
+                                         repetitions)),
+              std::string::npos)
+        << mlir.note;
+    EXPECT_EQ(rowOf(compareRuns(base, same, {}), "mlir").verdict, Verdict::Unchanged) << repetitions;
+    EXPECT_EQ(rowOf(compareRuns(slower, base, {}), "mlir").verdict, Verdict::Improved) << repetitions;
+  }
+  // A looser alpha lets three against three decide by rank again.
+  StoredRun base = run(), slower = run(1.0, 10.0);
+  for (StoredRun* r : {&base, &slower})
+    for (StoredRow& row : r->rows) row.samples_ms.resize(3);
+  CompareOptions loose;
+  loose.alpha = 0.1;
+  const Comparison comparison = compareRuns(base, slower, loose);
+  const RowComparison& mlir = rowOf(comparison, "mlir");
+  EXPECT_TRUE(mlir.relative->rank_test_decides);
+  EXPECT_EQ(mlir.verdict, Verdict::Regressed);
+  EXPECT_EQ(mlir.note.find("too few repetitions"), std::string::npos) << mlir.note;
 }
 
 TEST(RegressionCheck, AFasterKernelIsAnImprovement) {
