@@ -36,7 +36,8 @@ json measureJson(const std::optional<Measure>& m) {
 json summaryJson(const Comparison& comparison) {
   json summary = json::object();
   for (Verdict verdict : {Verdict::Unchanged, Verdict::Improved, Verdict::Regressed, Verdict::Missing,
-                          Verdict::StoppedPassing, Verdict::Added, Verdict::NotCompared, Verdict::Reference})
+                          Verdict::StoppedPassing, Verdict::AddedFailing, Verdict::Added, Verdict::NotCompared,
+                          Verdict::Reference})
     summary[std::string(toString(verdict))] = comparison.count(verdict);
   return summary;
 }
@@ -67,10 +68,11 @@ std::string formatComparison(const Comparison& comparison, const StoredRun& base
                        m ? pValue(*m) : "-", row->decided_by.empty() ? "-" : row->decided_by, toString(row->verdict),
                        row->note.empty() ? "" : " (" + row->note + ")");
   }
-  out += fmt::format("\n{} rows: {} regressed, {} missing, {} stopped passing, {} improved, {} unchanged, {} added, "
-                     "{} not compared, {} reference\n",
+  out += fmt::format("\n{} rows: {} regressed, {} missing, {} stopped passing, {} added failing, {} improved, "
+                     "{} unchanged, {} added, {} not compared, {} reference\n",
                      comparison.rows.size(), comparison.count(Verdict::Regressed), comparison.count(Verdict::Missing),
-                     comparison.count(Verdict::StoppedPassing), comparison.count(Verdict::Improved),
+                     comparison.count(Verdict::StoppedPassing), comparison.count(Verdict::AddedFailing),
+                     comparison.count(Verdict::Improved),
                      comparison.count(Verdict::Unchanged), comparison.count(Verdict::Added),
                      comparison.count(Verdict::NotCompared), comparison.count(Verdict::Reference));
   return out;

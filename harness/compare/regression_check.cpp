@@ -168,6 +168,21 @@ RowComparison compareRow(const StoredRow& base, const RunIndex& base_index, cons
   return result;
 }
 
+// A new case that fails or crashes is a regression a CI job must see; a skip
+// (a backend without the case's type) is not.
+RowComparison addedRow(const StoredRow& row) {
+  RowComparison added;
+  added.key = row.key();
+  added.current = row;
+  if (row.passed()) {
+    added.verdict = Verdict::Added;
+    return added;
+  }
+  added.verdict = row.status == "skipped" ? Verdict::Added : Verdict::AddedFailing;
+  added.note = fmt::format("{} now{}", row.status, row.note.empty() ? "" : ": " + row.note);
+  return added;
+}
+
 }  // namespace
 
 std::string_view toString(Gate gate) {
@@ -193,6 +208,7 @@ std::string_view toString(Verdict verdict) {
     case Verdict::Missing: return "MISSING";
     case Verdict::StoppedPassing: return "STOPPED PASSING";
     case Verdict::Added: return "added";
+    case Verdict::AddedFailing: return "ADDED FAILING";
     case Verdict::NotCompared: return "not compared";
     case Verdict::Reference: return "reference";
   }
@@ -200,7 +216,8 @@ std::string_view toString(Verdict verdict) {
 }
 
 bool isFailure(Verdict verdict) {
-  return verdict == Verdict::Regressed || verdict == Verdict::Missing || verdict == Verdict::StoppedPassing;
+  return verdict == Verdict::Regressed || verdict == Verdict::Missing || verdict == Verdict::StoppedPassing ||
+         verdict == Verdict::AddedFailing;
 }
 
 int Comparison::count(Verdict verdict) const {
@@ -217,13 +234,7 @@ Comparison compareRuns(const StoredRun& base, const StoredRun& current, const Co
   comparison.options = options;
   for (const StoredRow& row : base.rows) comparison.rows.push_back(compareRow(row, base_index, current_index, options));
   for (const StoredRow& row : current.rows)
-    if (!base_index.find(row.key())) {
-      RowComparison added;
-      added.key = row.key();
-      added.current = row;
-      added.verdict = Verdict::Added;
-      comparison.rows.push_back(std::move(added));
-    }
+    if (!base_index.find(row.key())) comparison.rows.push_back(addedRow(row));
   return comparison;
 }
 

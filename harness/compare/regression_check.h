@@ -31,7 +31,8 @@ enum class Verdict {
   Regressed,
   Missing,         // in the baseline, not in the new run
   StoppedPassing,  // passed in the baseline; failed, mistrusted, errored or skipped now
-  Added,           // only in the new run
+  Added,           // only in the new run (passed, or skipped)
+  AddedFailing,    // only in the new run, and failed, mistrusted or errored there
   NotCompared,     // not timed in the baseline
   Reference,       // libxsmm under the relative gate
 };
@@ -65,7 +66,7 @@ struct Comparison {
   CompareOptions options;
   std::vector<RowComparison> rows;  // baseline order, then rows added in the new run
   int count(Verdict verdict) const;
-  bool failed() const;  // any regression, missing row or row that stopped passing
+  bool failed() const;  // any regression, missing row, row that stopped passing or new row that fails
 };
 
 Comparison compareRuns(const StoredRun& base, const StoredRun& current, const CompareOptions& options);

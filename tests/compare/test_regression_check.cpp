@@ -152,12 +152,36 @@ TEST(RegressionCheck, MissingAndStoppedPassingRowsFail) {
 TEST(RegressionCheck, NewRowsAndRowsNotTimedBeforeDoNotFail) {
   StoredRun more = run();
   more.rows.push_back(timedRow("eigen", 0.05));
+  StoredRow skipped = timedRow("onednn", 0.05);
+  skipped.status = "skipped";
+  skipped.note = "no bf16 C";
+  more.rows.push_back(skipped);
   StoredRun skipped_before = run();
   skipped_before.rows[0].status = "skipped";
   const Comparison added = compareRuns(skipped_before, more, {});
   EXPECT_EQ(rowOf(added, "eigen").verdict, Verdict::Added);
+  EXPECT_EQ(rowOf(added, "onednn").verdict, Verdict::Added);
+  EXPECT_EQ(rowOf(added, "onednn").note, "skipped now: no bf16 C");
   EXPECT_EQ(rowOf(added, "mlir").verdict, Verdict::NotCompared);
   EXPECT_FALSE(added.failed());
+}
+
+TEST(RegressionCheck, ANewRowThatFailsFails) {
+  for (const char* status : {"failed", "mistrusted", "error"}) {
+    StoredRun more = run();
+    StoredRow crashed = timedRow("eigen", 0.05);
+    crashed.status = status;
+    crashed.note = "worker killed by SIGSEGV";
+    crashed.median_ms.reset();
+    crashed.samples_ms.clear();
+    more.rows.push_back(crashed);
+    const Comparison comparison = compareRuns(run(), more, {});
+    const RowComparison& eigen = rowOf(comparison, "eigen");
+    EXPECT_EQ(eigen.verdict, Verdict::AddedFailing) << status;
+    EXPECT_EQ(eigen.note, std::string(status) + " now: worker killed by SIGSEGV");
+    EXPECT_TRUE(comparison.failed()) << status;
+    EXPECT_EQ(comparison.count(Verdict::AddedFailing), 1);
+  }
 }
 
 TEST(RegressionCheck, AChangedCaseIsNotCompared) {
