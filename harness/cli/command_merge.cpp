@@ -33,7 +33,7 @@ int merge(const MergeArguments& args) {
   const std::size_t count = merged.shards.size() + merged.missing_shards.size();
   std::cout << fmt::format("merged {} of {} shards of suite {} (--isa {}), {} cases: {}\n", merged.shards.size(), count,
                            merged.metadata.suite, merged.metadata.isa,
-                           merged.metadata.selected_cases.size() - merged.missing_cases.size(),
+                           merged.complete_cases,
                            formatRowCounts(merged.rows));
   for (const std::string& note : merged.notes) std::cout << "note: " << note << "\n";
   if (!merged.complete()) std::cerr << "warning: incomplete merge: " << merged.gaps() << "\n";
@@ -55,8 +55,9 @@ void addMergeCommand(CLI::App& app, Action& action) {
                   "Write the merged JSON report (metadata of the first shard, each shard's under \"shards\")");
   cmd->add_flag("--allow-incomplete", args->allow_incomplete,
                 "Merge even when shards or cases are missing; they are listed in the JSON report and on stderr");
-  cmd->footer("Rows come in suite order. The shards must share the partition (N), suite, selected cases, ISA, fill\n"
-              "and backend versions; each shard and each row may appear once.\n"
+  cmd->footer("Rows come in suite order. The shards must share the partition (N), suite, selected cases, ISA, fill,\n"
+              "cache, tuning, --threads and backend versions; each shard and each row may appear once, and each\n"
+              "case needs its rows at each of its thread counts.\n"
               "Exit status: 0 when merged, 2 on bad input (unreadable or incompatible reports, an incomplete set).");
   cmd->callback([args, &action] { action = [args] { return merge(*args); }; });
 }

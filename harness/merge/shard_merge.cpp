@@ -1,6 +1,7 @@
 #include "harness/merge/shard_merge.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <functional>
@@ -42,7 +43,16 @@ const std::vector<RunDefinition>& runDefinition() {
       {"suite", [](const RunMetadata& m) { return m.suite; }},
       {"isa", [](const RunMetadata& m) { return m.isa; }},
       {"fill", [](const RunMetadata& m) { return m.fill; }},
-      {"threads", [](const RunMetadata& m) { return std::to_string(m.threads); }},
+      {"cache", [](const RunMetadata& m) { return m.cache; }},
+      {"tuning", [](const RunMetadata& m) { return m.tuning; }},
+      // The thread counts asked for; a shard's own (thread_counts) are those of its cases.
+      {"--threads", [](const RunMetadata& m) { return fmt::format("{}", fmt::join(m.requested_threads, ",")); }},
+      {"the thread counts cases set",
+       [](const RunMetadata& m) {
+         std::vector<std::string> counts;
+         for (const auto& [id, threads] : m.case_threads) counts.push_back(fmt::format("{} {}", id, threads));
+         return fmt::format("{}", fmt::join(counts, ", "));
+       }},
       {"backends and library versions",
        [](const RunMetadata& m) {
          std::vector<std::string> versions;
@@ -84,6 +94,13 @@ std::vector<std::string> pathsOf(const std::vector<Part>& parts) {
   return paths;
 }
 
+// The thread counts a selected case owes rows for: its own, or the run's
+// --threads; none known in reports from before requested_threads.
+std::vector<int> threadCountsOwed(const RunMetadata& metadata, const std::string& id) {
+  if (const auto own = metadata.case_threads.find(id); own != metadata.case_threads.end()) return {own->second};
+  return metadata.requested_threads;
+}
+
 // Rows of all shards, each (case, backend, threads) once, in the order of the selected cases.
 std::vector<ResultRow> rowsInSuiteOrder(const std::vector<Part>& parts, const std::vector<std::string>& selected) {
   std::map<std::string, std::size_t> position;
@@ -95,6 +112,10 @@ std::vector<ResultRow> rowsInSuiteOrder(const std::vector<Part>& parts, const st
       const std::string& path = part.report->path;
       if (!position.count(row.case_id))
         throw Error(fmt::format("{}: row '{} {}' is of a case its run did not select", path, row.case_id, row.backend));
+      const std::vector<int> owed = threadCountsOwed(part.report->report.metadata, row.case_id);
+      if (!owed.empty() && std::find(owed.begin(), owed.end(), row.threads) == owed.end())
+        throw Error(fmt::format("{}: row '{} {}' ran on {} threads, which its run did not ask of that case ({})", path,
+                                row.case_id, row.backend, row.threads, fmt::join(owed, ",")));
       const auto [it, inserted] = seen_in.emplace(std::tuple(row.case_id, row.backend, row.threads), path);
       if (!inserted)
         throw Error(fmt::format("row '{} {}{}' appears twice: in {} and in {}", row.case_id, row.backend,
@@ -128,6 +149,22 @@ std::vector<std::string> notesOn(const std::vector<Part>& parts) {
   return notes;
 }
 
+// Each shard used the thread counts of its own cases: the merge used them all.
+void mergeThreadMetadata(const std::vector<Part>& parts, RunMetadata& merged) {
+  std::set<int> counts;
+  for (const Part& part : parts) {
+    const RunMetadata& shard = part.report->report.metadata;
+    if (shard.thread_counts.empty()) counts.insert(shard.threads);
+    counts.insert(shard.thread_counts.begin(), shard.thread_counts.end());
+    merged.peaks_by_threads.insert(shard.peaks_by_threads.begin(), shard.peaks_by_threads.end());
+    if (shard.threads > merged.threads) {
+      merged.threads = shard.threads;
+      merged.cores = shard.cores;
+    }
+  }
+  merged.thread_counts.assign(counts.begin(), counts.end());
+}
+
 }  // namespace
 
 MergedRun mergeShards(const std::vector<ShardReport>& shards, bool allow_incomplete) {
@@ -157,10 +194,25 @@ MergedRun mergeShards(const std::vector<ShardReport>& shards, bool allow_incompl
     else
       merged.missing_shards.push_back(toString(Shard{index, count}));
   }
-  std::set<std::string> with_rows;
-  for (const ResultRow& row : merged.rows) with_rows.insert(row.case_id);
-  for (const std::string& id : merged.metadata.selected_cases)
-    if (!with_rows.count(id)) merged.missing_cases.push_back(id);
+  mergeThreadMetadata(parts, merged.metadata);
+  std::set<std::pair<std::string, int>> with_rows;
+  for (const ResultRow& row : merged.rows) with_rows.emplace(row.case_id, row.threads);
+  for (const std::string& id : merged.metadata.selected_cases) {
+    const std::vector<int> owed = threadCountsOwed(merged.metadata, id);
+    bool whole = true;
+    for (int threads : owed)
+      if (!with_rows.count({id, threads})) {
+        merged.missing_cases.push_back(threads > 1 ? fmt::format("{} ({} threads)", id, threads) : id);
+        whole = false;
+      }
+    // Older reports do not say which counts were asked for: any row will do.
+    if (owed.empty() && std::none_of(merged.rows.begin(), merged.rows.end(),
+                                     [&id](const ResultRow& row) { return row.case_id == id; })) {
+      merged.missing_cases.push_back(id);
+      whole = false;
+    }
+    if (whole) ++merged.complete_cases;
+  }
 
   if (!merged.complete() && !allow_incomplete)
     throw Error(fmt::format("{}: incomplete: {} (--allow-incomplete merges them anyway)",

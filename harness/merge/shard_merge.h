@@ -17,11 +17,14 @@ struct ShardReport {
 };
 
 struct MergedRun {
-  RunMetadata metadata;                     // the lowest shard's, no longer a shard
+  RunMetadata metadata;  // the lowest shard's, no longer a shard; thread counts, cores and peaks of all
   std::vector<RunMetadata> shards;          // each shard's own, in shard order
   std::vector<ResultRow> rows;              // in suite order (the shards' "selected_cases")
   std::vector<std::string> missing_shards;  // "I/N" of each shard not given
-  std::vector<std::string> missing_cases;   // selected cases without rows (missing shard, or one that stopped early)
+  // Selected cases without rows (missing shard, or one that stopped early): "ID", or
+  // "ID (N threads)" for a thread count the case owes rows for and has none.
+  std::vector<std::string> missing_cases;
+  std::size_t complete_cases = 0;           // selected cases with rows at each thread count they owe
   std::vector<std::string> notes;           // what differs between shards without breaking the merge
 
   bool complete() const { return missing_shards.empty() && missing_cases.empty(); }
@@ -30,9 +33,11 @@ struct MergedRun {
 };
 
 // Throws Error naming the files when a report is not a shard, when the shards
-// belong to different partitions, suites, case selections, ISAs, fills or
-// backend versions, when a shard is given twice, when a row appears twice, or
-// when the merge is incomplete and `allow_incomplete` is false.
+// belong to different partitions, suites, case selections, ISAs, fills, cache
+// modes, tunings, requested thread counts or backend versions, when a shard is
+// given twice, when a row appears twice or ran on a thread count its case does
+// not owe, or when the merge is incomplete (a case without its rows at one of
+// its thread counts) and `allow_incomplete` is false.
 MergedRun mergeShards(const std::vector<ShardReport>& shards, bool allow_incomplete);
 
 // The JSON report of `run --json`, plus "shards" (each shard's metadata),

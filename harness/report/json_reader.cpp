@@ -146,6 +146,8 @@ RunMetadata metadataFromJson(const json& metadata) {
     result.hostname = valueOr<std::string>(metadata, "hostname", "");
     result.threads = valueOr(metadata, "threads", 1);
     result.thread_counts = valueOr(metadata, "thread_counts", std::vector<int>{});
+    result.requested_threads = valueOr(metadata, "requested_threads", std::vector<int>{});
+    result.case_threads = valueOr(metadata, "case_threads", std::map<std::string, int>{});
     result.cores = valueOr(metadata, "cores", std::vector<int>{});
     result.peaks_by_threads = peaksByThreads(metadata);
     result.fill = valueOr<std::string>(metadata, "fill", "");

@@ -34,7 +34,7 @@ struct IsVector<std::vector<E>> : std::true_type {};
 }  // namespace json_value_detail
 
 // `value` (the value of `key`, for messages) as a T: an integer type, bool,
-// double, std::string, a std::vector of those, or a map of strings.
+// double, std::string, a std::vector of those, or a map from strings to one of those.
 template <typename T>
 T jsonValue(const nlohmann::json& value, std::string_view key) {
   using namespace json_value_detail;
@@ -62,10 +62,10 @@ T jsonValue(const nlohmann::json& value, std::string_view key) {
     for (const nlohmann::json& item : value) list.push_back(jsonValue<typename T::value_type>(item, key));
     return list;
   } else {
-    static_assert(std::is_same_v<T, std::map<std::string, std::string>>);
+    static_assert(std::is_same_v<T, std::map<std::string, typename T::mapped_type>>);
     if (!value.is_object()) wrongType(key, "an object", value);
     T map;
-    for (const auto& [name, item] : value.items()) map.emplace(name, jsonValue<std::string>(item, key));
+    for (const auto& [name, item] : value.items()) map.emplace(name, jsonValue<typename T::mapped_type>(item, key));
     return map;
   }
 }

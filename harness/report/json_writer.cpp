@@ -40,6 +40,8 @@ json toJson(const RunMetadata& metadata) {
       {"hostname", metadata.hostname},
       {"threads", metadata.threads},
       {"thread_counts", metadata.thread_counts},
+      {"requested_threads", metadata.requested_threads},
+      {"case_threads", metadata.case_threads},
       {"cores", metadata.cores},
       {"peaks_by_threads", peaksByThreads(metadata)},
       {"fill", metadata.fill},

@@ -84,6 +84,10 @@ struct RunMetadata {
   std::string hostname;
   int threads = 1;                  // the most threads any row used
   std::vector<int> thread_counts;   // every thread count the rows used; empty: {threads}
+  // What the run was asked for, so that merge can tell which rows each case owes:
+  // --threads (empty in older reports), and the selected cases that set their own.
+  std::vector<int> requested_threads;
+  std::map<std::string, int> case_threads;
   std::vector<int> cores;           // the cores of the most threads, thread i pinned to cores[i]
   std::map<int, ThreadPeaks> peaks_by_threads;  // counts above 1; one core: peak_gflops
   std::string fill;

@@ -159,6 +159,9 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   summary.metadata.isa = std::string(toString(*isa));
   summary.metadata.threads = thread_counts.back();
   summary.metadata.thread_counts = thread_counts;
+  summary.metadata.requested_threads = options.threads;
+  for (const SuiteCase& c : selected)
+    if (c.threads > 0) summary.metadata.case_threads[c.id] = c.threads;
   summary.metadata.cores = coresForThreads(thread_counts.back());
   summary.metadata.fill = std::string(toString(options.fill));
   summary.metadata.tuning = tuning.file.empty() ? "none" : tuning.file;

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "harness/core/error.h"
 #include "harness/merge/shard_merge.h"
@@ -162,6 +163,89 @@ TEST(ShardMerge, OnlyShardReportsMerge) {
   ShardReport stranger = shardReport("1/1", kSelected);
   stranger.report.rows.push_back(rowOf("z", "eigen"));
   expectMessage(mergeError({stranger}), {"'z eigen'", "did not select"});
+}
+
+
+// Shard `shard` of a run with --threads 1,2 where case "d" sets its own 4 threads:
+// rows of `cases` at each count they owe, unless `short_of` names one left out.
+ShardReport threadedShard(const std::string& shard, const std::vector<std::string>& cases,
+                          const std::string& short_of = "") {
+  ShardReport report = shardReport(shard, {});
+  RunMetadata& metadata = report.report.metadata;
+  metadata.requested_threads = {1, 2};
+  metadata.case_threads = {{"d", 4}};
+  std::set<int> used;
+  for (const std::string& c : cases)
+    for (int threads : c == "d" ? std::vector<int>{4} : std::vector<int>{1, 2}) {
+      if (short_of == c + " " + std::to_string(threads)) continue;
+      used.insert(threads);
+      for (const char* backend : {"eigen", "libxsmm"}) {
+        ResultRow row = rowOf(c, backend);
+        row.threads = threads;
+        report.report.rows.push_back(row);
+      }
+    }
+  metadata.thread_counts.assign(used.begin(), used.end());
+  metadata.threads = metadata.thread_counts.back();
+  metadata.cores = std::vector<int>(std::size_t(metadata.threads), int(shard[0] - '0'));
+  for (int threads : used)
+    if (threads > 1) metadata.peaks_by_threads[threads] = {100.0 * threads, 0.0};
+  return report;
+}
+
+// Cases that set their own threads give shards different thread counts: still one run.
+TEST(ShardMerge, ShardsOfCasesWithTheirOwnThreadsMerge) {
+  const MergedRun merged = mergeShards({threadedShard("1/2", {"a", "b"}), threadedShard("2/2", {"c", "d"})}, false);
+  EXPECT_TRUE(merged.complete()) << merged.gaps();
+  EXPECT_EQ(merged.complete_cases, 4u);
+  EXPECT_EQ(merged.rows.size(), 2u * (3 * 2 + 1));
+  EXPECT_EQ(merged.metadata.thread_counts, (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(merged.metadata.threads, 4);
+  EXPECT_EQ(merged.metadata.cores, (std::vector<int>{2, 2, 2, 2}));  // those of the shard that ran 4
+  ASSERT_EQ(merged.metadata.peaks_by_threads.size(), 2u);
+  EXPECT_EQ(merged.metadata.peaks_by_threads.at(2).fp32_gflops, 200.0);
+  EXPECT_EQ(merged.metadata.peaks_by_threads.at(4).fp32_gflops, 400.0);
+  const nlohmann::json metadata = mergedJson(merged).at("metadata");
+  EXPECT_EQ(metadata.at("thread_counts"), nlohmann::json({1, 2, 4}));
+  EXPECT_EQ(metadata.at("requested_threads"), nlohmann::json({1, 2}));
+}
+
+TEST(ShardMerge, ACaseWithoutOneOfItsThreadCountsIsIncomplete) {
+  const std::vector<ShardReport> shards = {threadedShard("1/2", {"a", "b"}, "b 2"), threadedShard("2/2", {"c", "d"})};
+  expectMessage(mergeError(shards), {"incomplete", "without rows: b (2 threads)"});
+  const MergedRun merged = mergeShards(shards, true);
+  EXPECT_EQ(merged.missing_cases, (std::vector<std::string>{"b (2 threads)"}));
+  EXPECT_EQ(merged.complete_cases, 3u);
+  EXPECT_EQ(mergeShards({threadedShard("1/2", {"a", "b"}, "a 1"), threadedShard("2/2", {"c", "d"})}, true)
+                .missing_cases,
+            (std::vector<std::string>{"a"}));
+  EXPECT_EQ(mergeShards({threadedShard("1/2", {"a", "b"}), threadedShard("2/2", {"c", "d"}, "d 4")}, true)
+                .missing_cases,
+            (std::vector<std::string>{"d (4 threads)"}));
+}
+
+TEST(ShardMerge, ShardsOfOtherThreadRequestsCacheOrTuningAreRefused) {
+  const ShardReport first = threadedShard("1/2", {"a", "b"});
+  ShardReport other = threadedShard("2/2", {"c", "d"});
+  other.report.metadata.requested_threads = {1};
+  expectMessage(mergeError({first, other}), {"--threads", "'1,2' against '1'", first.path, other.path});
+  other = threadedShard("2/2", {"c", "d"});
+  other.report.metadata.case_threads = {{"d", 8}};
+  expectMessage(mergeError({first, other}), {"thread counts cases set", "'d 4' against 'd 8'"});
+  other = threadedShard("2/2", {"c", "d"});
+  other.report.metadata.cache = "cold";
+  expectMessage(mergeError({first, other}), {"cache", "'hot' against 'cold'"});
+  other = threadedShard("2/2", {"c", "d"});
+  other.report.metadata.tuning = "tuning/zen5.json";
+  expectMessage(mergeError({first, other}), {"tuning", "'none' against 'tuning/zen5.json'"});
+}
+
+TEST(ShardMerge, ARowOfAThreadCountItsCaseDoesNotOweIsRefused) {
+  ShardReport stray = threadedShard("1/1", kSelected);
+  ResultRow row = rowOf("a", "eigen");
+  row.threads = 8;
+  stray.report.rows.push_back(row);
+  expectMessage(mergeError({stray}), {"shard-1.json", "'a eigen' ran on 8 threads", "(1,2)"});
 }
 
 }  // namespace
