@@ -123,7 +123,10 @@ void appendRowEntries(const ResultRow& row, int family_index, json& benchmarks) 
 
 }  // namespace
 
-std::string gbenchName(const ResultRow& row) { return row.case_id + "/" + row.backend; }
+std::string gbenchName(const ResultRow& row) {
+  const std::string name = row.case_id + "/" + row.backend;
+  return row.threads > 1 ? fmt::format("{}/threads:{}", name, row.threads) : name;
+}
 
 json toGbenchJson(const RunMetadata& metadata, const std::vector<ResultRow>& rows) {
   json benchmarks = json::array();

@@ -12,7 +12,8 @@
 
 namespace nkbench {
 
-// The benchmark name of a row: "CASE/BACKEND", unique within a run (a run has one
+// The benchmark name of a row: "CASE/BACKEND", then "/threads:N" above one thread
+// as Google Benchmark names its thread counts; unique within a run (a run has one
 // ISA, and a case id fixes the types).
 std::string gbenchName(const ResultRow& row);
 

@@ -129,6 +129,25 @@ TEST(GbenchJsonWriter, NamesAreUniquePerRepetitionAndAggregate) {
   EXPECT_EQ(aggregates.size(), 2u * 4u);
 }
 
+// --threads 1,2 runs each row twice: Google Benchmark's "/threads:N" tells them apart.
+TEST(GbenchJsonWriter, ThreadCountsAboveOneAreInTheName) {
+  ResultRow one = test::passedRow(), two = test::passedRow();
+  two.threads = 2;
+  EXPECT_EQ(gbenchName(one), "brgemm-8x32x16-b2/mlir-nanokernel");
+  EXPECT_EQ(gbenchName(two), "brgemm-8x32x16-b2/mlir-nanokernel/threads:2");
+  const json report = toGbenchJson(test::sampleMetadata(), {one, two});
+  std::set<std::string> run_names, aggregates;
+  for (const json& entry : report.at("benchmarks")) {
+    run_names.insert(entry.at("run_name"));
+    if (entry.at("run_type") == "aggregate") {
+      EXPECT_TRUE(aggregates.insert(entry.at("name")).second) << entry.dump();
+    }
+  }
+  EXPECT_EQ(run_names, (std::set<std::string>{gbenchName(one), gbenchName(two)}));
+  EXPECT_EQ(aggregateOf(report, gbenchName(two), "median").at("name"), gbenchName(two) + "_median");
+  EXPECT_EQ(entriesOf(report, gbenchName(two), "iteration").at(0).at("threads"), 2);
+}
+
 TEST(GbenchJsonWriter, OneRepetitionHasNoAggregates) {
   ResultRow row = test::passedRow();
   row.samples_ms = {0.0001};
