@@ -7,6 +7,7 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/number_options.h"
 #include "harness/compare/compare_report.h"
+#include "harness/compare/run_differences.h"
 #include "harness/core/error.h"
 
 namespace nkbench::cli {
@@ -30,6 +31,8 @@ int compare(const CompareArguments& args) {
   options.gate = *gate;
   const StoredRun base = loadStoredRun(args.base);
   const StoredRun current = loadStoredRun(args.current);
+  const std::string differences = runDifferences(base, current);
+  if (!differences.empty()) std::cerr << "warning: the runs differ in " << differences << "\n";
   const Comparison comparison = compareRuns(base, current, options);
   std::cout << formatComparison(comparison, base, current);
   if (!args.json_path.empty()) {

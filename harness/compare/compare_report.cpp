@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "harness/compare/run_differences.h"
+
 namespace nkbench {
 namespace {
 
@@ -91,8 +93,10 @@ json comparisonJson(const Comparison& comparison, const StoredRun& base, const S
                     {"new_status", row.current ? json(row.current->status) : json(nullptr)},
                     {"note", row.note}});
   const CompareOptions& options = comparison.options;
+  const std::string differences = runDifferences(base, current);
   return {{"base", {{"path", base.path}, {"origin", base.origin}}},
           {"new", {{"path", current.path}, {"origin", current.origin}}},
+          {"runs_differ_in", differences.empty() ? json(nullptr) : json(differences)},
           {"gate", toString(options.gate)},
           {"threshold", options.threshold},
           {"alpha", options.alpha},

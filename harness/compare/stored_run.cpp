@@ -46,6 +46,7 @@ StoredRun loadStoredRun(const std::filesystem::path& path) { return storedRunOf(
 StoredRun storedRunOf(const JsonReport& report, const std::string& path) {
   StoredRun run;
   run.path = path;
+  run.metadata = report.metadata;
   const RunMetadata& metadata = report.metadata;
   run.origin = fmt::format("{}, {}, commit {}", orUnknown(metadata.cpu_model, "unknown CPU"),
                            orUnknown(metadata.date, "unknown date"), orUnknown(metadata.git_commit, "unknown"));

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/report/result_row.h"
+
 namespace nkbench {
 
 struct JsonReport;
@@ -33,6 +35,7 @@ struct StoredRow {
 struct StoredRun {
   std::string path;
   std::string origin;  // "CPU, date, commit", for the report
+  RunMetadata metadata;
   std::vector<StoredRow> rows;
 };
 

@@ -446,6 +446,25 @@ TEST(Cli, CompareBadInputExitsTwoNamingTheCulprit) {
   EXPECT_NE(gate.output.find("--gate 'median'"), std::string::npos) << gate.output;
 }
 
+TEST(Cli, CompareWarnsWhenTheRunsDifferInHowTheyRan) {
+  const fs::path base = compareReport("base.json", 0.01);
+  nlohmann::json report = readReport(base);
+  report["metadata"] = {{"suite", "gate"}, {"fill", "exact-integer"}, {"cache", "hot"}, {"cpu_model", "CPU A"}};
+  const fs::path hot = tempPath("hot.json");
+  std::ofstream(hot) << report.dump();
+  report["metadata"]["cache"] = "cold";
+  report["metadata"]["cpu_model"] = "CPU B";
+  const fs::path cold = tempPath("cold.json");
+  std::ofstream(cold) << report.dump();
+  const Outcome outcome = runNkbench("compare " + hot.string() + " " + cold.string());
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_NE(outcome.output.find("warning: the runs differ in cache (hot then, cold now), host CPU (CPU A then, CPU B "
+                                "now)\n"),
+            std::string::npos)
+      << outcome.output;
+  EXPECT_EQ(runNkbench("compare " + hot.string() + " " + hot.string()).output.find("warning"), std::string::npos);
+}
+
 // CLI11's number checks let "nan" and "inf" through; --min-time nan aborted the run.
 TEST(Cli, NumbersThatAreNotFiniteAreUsageErrors) {
   const std::string suite = " --suite " + sourcePath("suites/smoke.yaml") + " --backends eigen --quiet";
