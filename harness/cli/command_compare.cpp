@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -22,6 +24,18 @@ struct CompareArguments {
   std::string json_path;
 };
 
+// Writes the comparison's JSON; false, with the reason on stderr, when it cannot.
+bool writeComparisonJson(const std::string& path, const nlohmann::json& comparison) {
+  std::ofstream out(path, std::ios::trunc);
+  if (out) {
+    out << comparison.dump(2) << "\n";
+    out.flush();
+  }
+  if (out) return true;
+  std::cerr << fmt::format("nkbench: error: {}: cannot write the comparison: {}\n", path, std::strerror(errno));
+  return false;
+}
+
 int compare(const CompareArguments& args) {
   CompareOptions options;
   options.threshold = args.threshold;
@@ -35,12 +49,11 @@ int compare(const CompareArguments& args) {
   if (!differences.empty()) std::cerr << "warning: the runs differ in " << differences << "\n";
   const Comparison comparison = compareRuns(base, current, options);
   std::cout << formatComparison(comparison, base, current);
-  if (!args.json_path.empty()) {
-    std::ofstream out(args.json_path, std::ios::trunc);
-    out << comparisonJson(comparison, base, current).dump(2) << "\n";
-    if (!out) throw Error(fmt::format("{}: cannot write the comparison", args.json_path));
-  }
-  return comparison.failed() ? kExitVerificationFailed : kExitOk;
+  const int verdict = comparison.failed() ? kExitVerificationFailed : kExitOk;
+  // A JSON that cannot be written is bad input (2), but must not hide a regression (1).
+  if (!args.json_path.empty() && !writeComparisonJson(args.json_path, comparisonJson(comparison, base, current)))
+    return verdict == kExitOk ? kExitUsage : verdict;
+  return verdict;
 }
 
 }  // namespace
@@ -61,8 +74,10 @@ void addCompareCommand(CLI::App& app, Action& action) {
       ->capture_default_str()
       ->check(fraction());
   cmd->add_option("--json", args->json_path, "Also write the comparison as JSON to this file");
-  cmd->footer("Rows match by case, backend, type and ISA. Exit status: 0 when nothing regressed, 1 when a row\n"
-              "regressed, disappeared or stopped passing, 2 on bad input.");
+  cmd->footer("Rows match by case, backend, type, ISA and threads. A warning names the suite, fill, cache,\n"
+              "tuning or CPU where the runs differ. Exit status: 0 when nothing regressed, 1 when a row\n"
+              "regressed, disappeared or stopped passing, or a new row failed; 2 on bad input (also a --json\n"
+              "that cannot be written, unless a row regressed).");
   cmd->callback([args, &action] { action = [args] { return compare(*args); }; });
 }
 

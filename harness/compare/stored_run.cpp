@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <set>
 
 #include "harness/core/error.h"
@@ -31,6 +32,22 @@ StoredRow storedRowOf(const ResultRow& row) {
   return stored;
 }
 
+bool isTime(double ms) { return std::isfinite(ms) && ms > 0.0; }
+
+// A passed row without a usable time would compare as infinitely fast or slow,
+// or as unchanged: the report is broken, not the kernel.
+void checkTimes(const StoredRow& row, const std::string& path, std::size_t number) {
+  if (!row.passed()) return;
+  const std::string where = fmt::format("{}: row {} ('{}') passed", path, number, row.key());
+  if (!isTime(*row.median_ms))
+    throw Error(fmt::format("{} but its median_ms is {}: expected a positive time", where,
+                            *row.median_ms == 0.0 ? "missing, null or 0" : fmt::format("{}", *row.median_ms)));
+  for (std::size_t i = 0; i < row.samples_ms.size(); ++i)
+    if (!isTime(row.samples_ms[i]))
+      throw Error(
+          fmt::format("{} but its samples_ms[{}] is {}: expected a positive time", where, i, row.samples_ms[i]));
+}
+
 std::string orUnknown(const std::string& text, const char* unknown) { return text.empty() ? unknown : text; }
 
 }  // namespace
@@ -53,6 +70,7 @@ StoredRun storedRunOf(const JsonReport& report, const std::string& path) {
   std::set<std::string> keys;
   for (const ResultRow& row : report.rows) {
     run.rows.push_back(storedRowOf(row));
+    checkTimes(run.rows.back(), path, run.rows.size());
     if (!keys.insert(run.rows.back().key()).second)
       throw Error(fmt::format("{}: row '{}' appears twice", path, run.rows.back().key()));
   }

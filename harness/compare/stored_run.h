@@ -40,7 +40,8 @@ struct StoredRun {
 };
 
 // Throws nkbench::Error naming the file when it cannot be read, is not an nkbench
-// JSON report, has no rows, or holds one row key twice.
+// JSON report, has no rows, holds one row key twice, or has a passed row whose
+// median or a sample is not a positive, finite time (naming the row).
 StoredRun loadStoredRun(const std::filesystem::path& path);
 // The same for a report already read; `path` names it in messages.
 StoredRun storedRunOf(const JsonReport& report, const std::string& path);

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -188,11 +190,16 @@ JsonReport parseJsonReport(const std::string& text, const std::string& display_n
 }
 
 JsonReport readJsonReport(const std::filesystem::path& path) {
+  const auto cannotRead = [&path](const std::string& reason) {
+    return Error(fmt::format("{}: cannot read the report: {}", path.string(), reason));
+  };
+  std::error_code status_error;
+  if (std::filesystem::is_directory(path, status_error)) throw cannotRead("it is a directory");
   std::ifstream file(path, std::ios::binary);
-  if (!file) throw Error(fmt::format("{}: cannot read the report", path.string()));
+  if (!file) throw cannotRead(std::strerror(errno));
   std::ostringstream text;
   text << file.rdbuf();
-  if (file.bad()) throw Error(fmt::format("{}: cannot read the report", path.string()));
+  if (file.bad()) throw cannotRead(std::strerror(errno));
   return parseJsonReport(text.str(), path.string());
 }
 

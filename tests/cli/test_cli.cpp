@@ -446,6 +446,22 @@ TEST(Cli, CompareBadInputExitsTwoNamingTheCulprit) {
   EXPECT_NE(gate.output.find("--gate 'median'"), std::string::npos) << gate.output;
 }
 
+// An unwritable --json says why; it is bad input (2) unless a row regressed (1).
+TEST(Cli, CompareJsonThatCannotBeWrittenSaysWhyAndKeepsARegressionsExit) {
+  const fs::path base = compareReport("base.json", 0.01);
+  const fs::path slower = compareReport("slower.json", 0.0125);
+  const std::string unwritable = " --json /nonexistent/comparison.json";
+  const Outcome same = runNkbench("compare " + base.string() + " " + base.string() + unwritable);
+  EXPECT_EQ(same.exit_code, 2) << same.output;
+  EXPECT_NE(same.output.find("/nonexistent/comparison.json: cannot write the comparison: No such file or directory"),
+            std::string::npos)
+      << same.output;
+  const Outcome regressed = runNkbench("compare " + base.string() + " " + slower.string() + unwritable);
+  EXPECT_EQ(regressed.exit_code, 1) << regressed.output;
+  EXPECT_NE(regressed.output.find("REGRESSED"), std::string::npos) << regressed.output;
+  EXPECT_NE(regressed.output.find("cannot write the comparison: No such file"), std::string::npos) << regressed.output;
+}
+
 TEST(Cli, CompareWarnsWhenTheRunsDifferInHowTheyRan) {
   const fs::path base = compareReport("base.json", 0.01);
   nlohmann::json report = readReport(base);

@@ -3,10 +3,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "harness/compare/regression_check.h"
 #include "harness/compare/stored_run.h"
 #include "harness/core/error.h"
+#include "harness/report/json_reader.h"
 #include "harness/report/json_writer.h"
 
 namespace nkbench {
@@ -28,7 +30,7 @@ void expectLoadError(const fs::path& path, const std::string& part) {
   } catch (const Error& error) {
     const std::string message = error.what();
     EXPECT_NE(message.find(path.string()), std::string::npos) << message;
-    EXPECT_NE(message.find(part), std::string::npos) << message;
+    EXPECT_NE(message.find(part), std::string::npos) << message << " lacks " << part;
   }
 }
 
@@ -149,6 +151,35 @@ TEST(StoredRun, BadReportsNameTheFile) {
   const std::string row = R"({"case": "a", "kind": "gemm", "dtype": "f32", "m": 1, "n": 2, "k": 3, "batch": 1,
       "beta": 0, "isa": "avx2", "backend": "mlir", "status": "skipped"})";
   expectLoadError(tempFile("twice.json", R"({"rows": [)" + row + "," + row + "]}"), "appears twice");
+}
+
+// A passed row without a usable time compared as unchanged (or infinitely fast).
+TEST(StoredRun, APassedRowWithoutAPositiveTimeIsRefusedByName) {
+  const std::string head = R"({"rows": [{"case": "a", "kind": "gemm", "dtype": "f32", "m": 1, "n": 2, "k": 3,
+      "batch": 1, "beta": 0, "isa": "avx2", "backend": "libxsmm", "status": "skipped"},
+      {"case": "a", "kind": "gemm", "dtype": "f32", "m": 1, "n": 2, "k": 3, "batch": 1, "beta": 0, "isa": "avx2",
+       "backend": "mlir", "status": "passed", )";
+  const std::string culprit = "row 2 ('a mlir f32 avx2') passed but its ";
+  expectLoadError(tempFile("null.json", head + R"("median_ms": null, "samples_ms": []}]})"),
+                  culprit + "median_ms is missing, null or 0");
+  expectLoadError(tempFile("none.json", head + R"("note": ""}]})"), culprit + "median_ms is missing, null or 0");
+  expectLoadError(tempFile("negative.json", head + R"("median_ms": -0.5}]})"), culprit + "median_ms is -0.5");
+  expectLoadError(tempFile("sample.json", head + R"("median_ms": 0.5, "samples_ms": [0.5, -1, 0.5]}]})"),
+                  culprit + "samples_ms[1] is -1");
+  expectLoadError(tempFile("zero.json", head + R"("median_ms": 0.5, "samples_ms": [0.5, 0]}]})"),
+                  culprit + "samples_ms[1] is 0");
+  // JSON has no infinity, a report read otherwise might.
+  JsonReport report = readJsonReport(tempFile("fine.json", head + R"("median_ms": 0.5, "samples_ms": [0.5]}]})"));
+  report.rows[1].median_ms = std::numeric_limits<double>::infinity();
+  try {
+    storedRunOf(report, "inf.json");
+    ADD_FAILURE() << "no error for an infinite median";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("inf.json: " + culprit + "median_ms is inf"), std::string::npos)
+        << error.what();
+  }
+  // A row that did not pass needs no time.
+  EXPECT_NO_THROW(loadStoredRun(tempFile("fine.json", head + R"("median_ms": 0.5, "samples_ms": [0.5, 0.4]}]})")));
 }
 
 }  // namespace
