@@ -1,6 +1,7 @@
 """Reads nkbench result files (CSV or JSON) into rows that carry their run's metadata."""
 
 import csv
+import io
 import json
 import math
 from dataclasses import dataclass
@@ -87,14 +88,17 @@ def load_file(path: Path) -> list[ResultRow]:
 
 
 def read_text(path: Path) -> str:
+    # newline="": line ends inside a quoted CSV field (a note's \r) stay as written.
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        with open(path, encoding="utf-8", errors="replace", newline="") as file:
+            return file.read()
     except OSError as error:
         raise InputError(f"{path}: cannot read: {error.strerror or error}") from None
 
 
 def parse_csv(path: Path, text: str) -> tuple[list[tuple[str, dict]], RunInfo]:
-    reader = csv.DictReader(text.splitlines())
+    # Not text.splitlines(): it also breaks at form feeds and U+2028 inside a quoted note.
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     missing = [field for field in REQUIRED_FIELDS if field not in (reader.fieldnames or [])]
     if missing:
         raise InputError(f"{path}: not an nkbench CSV report: missing column(s) {', '.join(missing)}")

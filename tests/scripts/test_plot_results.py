@@ -337,5 +337,28 @@ class BadInput(unittest.TestCase):
         self.assert_rejected(path, "median_gflops 'fast' is not a number")
 
 
+
+class CsvNotes(unittest.TestCase):
+    """A note may hold any character: the CSV writer quotes it, the reader must keep it in its field."""
+
+    def test_line_breaks_inside_a_quoted_note_stay_in_their_field(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "notes.csv"
+            rows = bf16_csv_rows()
+            rows[1]["note"] = "form\ffeed"  # not quoted: the writer quotes only at \r, \n, quotes and commas
+            rows[2]["note"] = "line\u2028separator\x85next line"
+            rows[3]["note"] = "carriage\rreturn, form\ffeed"  # quoted
+            write_csv(path, rows)
+            sys.path.insert(0, str(SCRIPT.parent))
+            try:
+                from nkplots.results import load_file
+            finally:
+                sys.path.pop(0)
+            loaded = load_file(path)
+            self.assertEqual([(r.case, r.backend) for r in loaded], [(r["case"], r["backend"]) for r in rows])
+            result = run_script(path, "--out", Path(folder) / "plots")
+            self.assertEqual(result.returncode, 0, result.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
