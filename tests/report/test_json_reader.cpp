@@ -236,6 +236,18 @@ TEST(JsonReader, TheCacheModeIsReadBack) {
   EXPECT_EQ(metadataFromJson(json::object()).cache, "hot");  // reports from before cold-cache runs
 }
 
+// merge needs what each shard was asked for to tell which rows a case owes.
+TEST(JsonReader, TheRequestedThreadCountsAreReadBack) {
+  RunMetadata metadata = test::sampleMetadata();
+  metadata.requested_threads = {1, 2};
+  metadata.case_threads = {{"big", 4}};
+  const RunMetadata read = metadataFromJson(toJson(metadata));
+  EXPECT_EQ(read.requested_threads, (std::vector<int>{1, 2}));
+  EXPECT_EQ(read.case_threads, (std::map<std::string, int>{{"big", 4}}));
+  EXPECT_TRUE(metadataFromJson(json::object()).requested_threads.empty());  // older reports
+  EXPECT_THROW(metadataFromJson(json{{"case_threads", {{"big", "four"}}}}), Error);
+}
+
 TEST(JsonReader, MetadataThatIsNotAnObjectIsMalformed) {
   try {
     parseJsonReport(R"({"metadata": 5, "rows": []})", "r.json");
