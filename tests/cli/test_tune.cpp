@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "harness/core/isa.h"
 #include "tests/cli/cli_test_support.h"
 
 namespace {
@@ -130,6 +131,7 @@ TEST(Tune, TheDefaultLocationIsFoundAndAnotherHostsFileIsNotUsedOrUpdated) {
 // would mostly pad. Each is measured on its own analytic route, and a class
 // that keeps the analytic choice leaves each case its route in `run`.
 TEST(Tune, EachCaseOfAnAmxClassIsMeasuredOnItsOwnAnalyticRoute) {
+  if (!nkbench::detectCpuFeatures().has(nkbench::Isa::AmxEmulated)) GTEST_SKIP() << "host lacks avx512-bf16";
   const fs::path suite = tempPath("tune-amx.yaml");
   std::ofstream(suite) << "suite: tune-amx\ncases:\n"
                           "  - {id: tiles, kind: brgemm, dtype: bf16, shape: [64, 64, 64]}\n"
