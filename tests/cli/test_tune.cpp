@@ -157,7 +157,8 @@ TEST(Tune, EachCaseOfAnAmxClassIsMeasuredOnItsOwnAnalyticRoute) {
   const Outcome run = runNkbench("run --suite " + suite.string() + " --backends mlir --isa amx-emulated --tuning " +
                                  tuning.string() + " " + kQuick + " --json " + json.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  for (const auto& row : readReport(json).at("rows")) {
+  const nlohmann::json report = readReport(json);  // a range-for over .at() of a temporary dangles
+  for (const auto& row : report.at("rows")) {
     EXPECT_EQ(row.at("status"), "passed") << row;
     if (tuned.at("schedule") == "analytic") {
       EXPECT_EQ(row.at("schedule_source"), "analytic");
@@ -192,7 +193,8 @@ TEST(Tune, AFoundFileWithABadScheduleIsNotUsed) {
             std::string::npos)
       << run.output;
   EXPECT_EQ(run.output.find("--schedule"), std::string::npos) << run.output;
-  for (const auto& row : readReport(json).at("rows")) {
+  const nlohmann::json report = readReport(json);  // a range-for over .at() of a temporary dangles
+  for (const auto& row : report.at("rows")) {
     EXPECT_EQ(row.at("status"), "passed");
     EXPECT_EQ(row.at("schedule_source"), "analytic");
   }
