@@ -1,7 +1,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -48,8 +47,7 @@ int tune(const TuneArguments& args, const std::string& command_line) {
   options.isa = parseIsaOption(args.isa);
   options.filter = args.filter;
   options.out = args.out.empty() ? defaultTuningPath() : std::filesystem::path(args.out);
-  const char* named = std::getenv("NKBENCH_TUNING");
-  options.out_is_default = args.out.empty() && !(named && *named && std::string_view(named) != "none");
+  options.out_is_default = args.out.empty() && !environmentTuningPath();
   options.budget_s = args.budget_s;
   options.candidates = args.candidates;
   options.cases_per_class = args.cases_per_class;

@@ -196,8 +196,13 @@ std::optional<std::string> tuningHostMismatch(const TuningHost& tuned, const Tun
   return std::nullopt;
 }
 
-std::filesystem::path defaultTuningPath() {
+std::optional<std::filesystem::path> environmentTuningPath() {
   if (const char* set = std::getenv("NKBENCH_TUNING"); set && *set && std::string_view(set) != "none") return set;
+  return std::nullopt;
+}
+
+std::filesystem::path defaultTuningPath() {
+  if (auto named = environmentTuningPath()) return *named;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
     return std::filesystem::path(xdg) / "nkbench" / "tuning.json";
   const char* home = std::getenv("HOME");

@@ -33,13 +33,10 @@ GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, cons
   if (schedule.nanokernel == NanokernelKind::AmxTile) return amxGemmBlocking(gemm, schedule, caches, threads);
   // Few C blocks: fewer rows first, so that each block keeps whole register blocks' width.
   const GemmBlocking least{schedule.block_m, schedule.block_n, schedule.gemm_block.bk};
-  if (schedule.nanokernel != NanokernelKind::Bf16Dot)
-    return blockingForThreads(gemm, schedule.gemm_block, least, threads, NarrowFirst::Rows,
-                              [&](const GemmBlocking& block) {
-                                return chooseGemmBlocking(gemm, block, schedule.block_m, schedule.vector_lanes);
-                              });
+  const bool dot = schedule.nanokernel == NanokernelKind::Bf16Dot;
   return blockingForThreads(gemm, schedule.gemm_block, least, threads, NarrowFirst::Rows,
                             [&](const GemmBlocking& block) {
+                              if (!dot) return chooseGemmBlocking(gemm, block, schedule.block_m, schedule.vector_lanes);
                               GemmBlocking blocking =
                                   chooseBf16GemmBlocking(gemm, block, schedule.block_m, schedule.vector_lanes);
                               // Whole vectors: the blocked GEMM pads B and C blocks with zeros, so its block
