@@ -28,12 +28,16 @@ struct Verification {
 // `got` is C as floats (a bf16 C widened, which is exact).
 // Exact fill: every element must equal the reference (NaN never passes); a bf16 C
 // must equal the reference correctly rounded to bf16.
-// Random fill: |got - ref| <= tolerance * magnitude, tolerance from K*batch and fp32
-// epsilon; a bf16 C may also be off by its final rounding (half a bf16 ulp).
+// Random fill: |got - ref| <= tolerance * magnitude, the tolerance the smaller
+// of fp32's worst-case and probabilistic bounds for K*batch terms; a bf16 C may
+// also be off by its final rounding (half a bf16 ulp). Where that band holds
+// zero for most outputs (very long reductions), a kernel that wrote zeros would
+// pass: Mistrusted.
 // A reference with too many zeros cannot tell a kernel that wrote nothing: Mistrusted.
-// An mlp is checked layer by layer (every layer's output, each within the
-// tolerance its own sum and what earlier layers carry in allow); after ReLU a
-// layer is mistrusted only where almost all its outputs are zero.
+// An mlp is checked layer by layer (every layer's output, each within its own
+// sum's tolerance plus lambda times what earlier layers carry in, as the
+// reference gives it); after ReLU a layer is mistrusted only where almost all
+// its outputs are zero.
 Verification verifyResult(const Problem& problem, FillMode mode, const float* got,
                           const ReferenceResult& reference);
 

@@ -9,10 +9,11 @@ namespace nkbench {
 
 // value: every layer's output before any rounding to a bf16 C, computed from the
 // previous layer's output as the kernels read it (rounded to bf16 for a bf16
-// mlp). magnitude: the bound error analysis propagates, |X| |W_1| + |b_1| for
-// the first layer and magnitude_{l-1} |W_l| + |b_l| after it (an activation
-// such as ReLU does not grow an error), so that an error carried in from an
-// earlier layer stays within a tolerance proportional to it.
+// mlp). magnitude: the layer's own sum of |terms|, |Y_{l-1}| |W_l| + |b_l|.
+// carried: the scale of what the kernel's Y_{l-1} may differ by, its sum's
+// rounding and its own rounding to f32 or bf16 (itself carrying the layers
+// before), weighted by W_l as independent errors combine: sqrt(d^2 W_l^2).
+// An activation such as ReLU does not grow a difference.
 ReferenceResult referenceMlp(const Problem& problem, const ProblemData& data);
 
 }  // namespace nkbench

@@ -103,7 +103,8 @@ BlockedGemmOf<Element, CElement, AElement>::BlockedGemmOf(const Problem& problem
 template <class Element, class CElement, class AElement>
 void BlockedGemmOf<Element, CElement, AElement>::pack(const Element* a, const Element* b) {
   // Allocated with the packing, not with the kernel: its pages are the packing's cost.
-  if (blocked_c_.empty()) blocked_c_.assign(static_cast<std::size_t>(mb_ * nb_ * blocking_.bm * blocking_.bn), CElement{});
+  if (blocked_c_.empty()) blocked_c_.assign(static_cast<std::size_t>(mb_ * nb_ * blocking_.bm * blocking_.bn),
+                                               unwrittenValue<CElement>());
   if constexpr (std::is_same_v<AElement, Element>) {
     packABlocked(a, problem_.m, problem_.k, blocking_, packed_a_);
   } else {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "harness/core/aligned_buffer.h"
@@ -44,6 +45,16 @@ enum class BlockOrder { MBlocksOuter, NBlocksOuter };
 template <class Element>
 constexpr DType dtypeOf() {
   return std::is_same_v<Element, BFloat16> ? DType::BF16 : DType::F32;
+}
+
+// What a blocked output holds until a block kernel writes it: NaN, as the
+// harness's C of a beta 0 problem, so that an element a kernel skips, or a
+// kernel that adds to its output instead of writing it, fails verification.
+template <class Element>
+Element unwrittenValue() {
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+  if constexpr (std::is_same_v<Element, BFloat16>) return toBFloat16(kNaN);
+  else return kNaN;
 }
 
 // Element: float for f32 problems, BFloat16 for bf16 ones; CElement: C's type;

@@ -71,9 +71,11 @@ void BlockedMlpOf<Element>::pack(const Element* x, const Element* weights, const
   const GemmBlocking blocks = squareBlocks(blocking_);
   // Allocated with the packing, not with the kernel: their pages are the packing's cost.
   activations_.resize(layers.widths.size());
+  // X's padding must be zero (packABlocked writes it); the layers' outputs start unwritten.
   for (std::size_t width = 1; width < layers.widths.size(); ++width)
     if (activations_[width].empty())
-      activations_[width].assign(std::size_t(mb_ * blocking_.bm * blocks_[width] * blocking_.bc), Element{});
+      activations_[width].assign(std::size_t(mb_ * blocking_.bm * blocks_[width] * blocking_.bc),
+                                 unwrittenValue<Element>());
   packABlocked(x, problem_.m, layers.widths[0], blocks, activations_[0]);
 
   AlignedBuffer<Element> layer_weights;

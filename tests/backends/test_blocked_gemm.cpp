@@ -100,6 +100,35 @@ TEST(BlockedGemm, BlockOrderDecidesWhichPanelStaysInCache) {
   }
 }
 
+// The blocked C starts as NaN, as the harness's C does for beta 0: a block
+// kernel that adds to its block instead of writing it, or skips a block, fails.
+TEST(BlockedGemm, ABlockKernelThatAddsToItsBlockOrSkipsOneFails) {
+  const Problem p = gemm(64, 48, 16);
+  const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
+  const ReferenceResult reference = referenceGemm(p, data.a.data(), data.b.data(), data.c_init.data());
+  BlockedGemm blocked(p, {32, 16, 16});
+  const GemmBlocking b = blocked.blocking();
+  blocked.pack(data.a.data(), data.b.data());
+  int calls = 0;
+  blocked.compute([&](const float* a, const float* bb, float* block) {
+    if (calls++ == 3) return;  // one block skipped
+    plainBlockKernel(b, blocked.kBlocks(), a, bb, block);
+  });
+  FloatBuffer c(data.c_init.size());
+  blocked.unpack(c.data());
+  EXPECT_EQ(verifyResult(p, FillMode::ExactInteger, c.data(), reference).mismatches, 32 * 16);
+
+  BlockedGemm adding(p, {32, 16, 16});
+  adding.pack(data.a.data(), data.b.data());
+  adding.compute([&](const float* a, const float* bb, float* block) {
+    for (std::int64_t i = 0; i < b.bm; ++i)
+      for (std::int64_t k = 0; k < b.bk; ++k)
+        for (std::int64_t j = 0; j < b.bn; ++j) block[i * b.bn + j] += a[i * b.bk + k] * bb[k * b.bn + j];
+  });
+  adding.unpack(c.data());
+  EXPECT_EQ(verifyResult(p, FillMode::ExactInteger, c.data(), reference).status, VerifyStatus::Failed);
+}
+
 TEST(BlockedGemm, RefusesProblemsItCannotRun) {
   EXPECT_THROW(BlockedGemm(test::makeProblem(8, 8, 8, 2, false), {8, 8, 8}), Error);
 }

@@ -271,6 +271,28 @@ TEST(BlockedMlp, PassesSweepEachLayersOutputAfterItsBlocks) {
   }
 }
 
+// The layers' blocked outputs start as NaN, as the harness's C does: a block
+// kernel that adds its result to the output instead of writing it fails, where
+// buffers of zeros made its first call right.
+TEST(BlockedMlp, ABlockKernelThatAddsToItsOutputFails) {
+  const Problem p = makeMlpProblem(DType::F32, 16, {32, 32, 16}, true, Activation::Relu);
+  const MlpBlocking blocking{8, 16};
+  const auto [data, reference] = checkableMlpData(p, FillMode::ExactInteger);
+  BlockedMlp blocked(p, blocking);
+  const AlignedBuffer<float> x = as<float>(data.a), w = as<float>(data.b);
+  blocked.pack(x.data(), w.data(), data.bias.data());
+  blocked.compute([&](std::int64_t layer, const float* a, const float* w_panel, float* y, const float* bias) {
+    std::vector<float> block(std::size_t(blocking.bm * blocking.bc));
+    plainBlockKernel(blocked.blocking(), blocked.kBlocks(layer), BLayout::Plain, true, a, w_panel, block.data(), bias);
+    for (std::size_t i = 0; i < block.size(); ++i) y[i] += block[i];
+  }, 1);
+  FloatBuffer got(static_cast<std::size_t>(p.cElements()));
+  blocked.unpack(got.data());
+  const Verification v = verifyResult(p, FillMode::ExactInteger, got.data(), reference);
+  EXPECT_EQ(v.status, VerifyStatus::Failed);
+  EXPECT_NE(v.detail.find("layer 1's Y[0,0]=nan"), std::string::npos) << v.detail;
+}
+
 TEST(BlockedMlp, RefusesWhatItCannotRun) {
   const Problem f32 = makeMlpProblem(DType::F32, 8, {16, 16}, false, Activation::None);
   EXPECT_THROW(BlockedMlp(test::makeProblem(8, 8, 8, 1, false, OpKind::Gemm), {8, 8}), Error);  // not an mlp

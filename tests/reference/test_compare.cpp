@@ -221,13 +221,49 @@ TEST(CompareBf16, TheDotProductOrderPassesEveryCheck) {
   EXPECT_GT(within.max_error, 0.0);
 }
 
-TEST(Compare, ToleranceGrowsWithTheReduction) {
+// Past a few terms the probabilistic bound, lambda sqrt(n) u, is the smaller.
+TEST(Compare, ToleranceGrowsAsTheSquareRootOfTheReduction) {
   const Case short_reduction(makeProblem(2, 2, 16, 1, false), FillMode::Random);
   const Case long_reduction(makeProblem(2, 2, 64, 8, false), FillMode::Random);
   const double short_tolerance = short_reduction.verify(short_reduction.kernel(ReductionOrder::Forward)).tolerance;
   const double long_tolerance = long_reduction.verify(long_reduction.kernel(ReductionOrder::Forward)).tolerance;
-  EXPECT_GT(short_tolerance, 0.0);
-  EXPECT_NEAR(long_tolerance / short_tolerance, (512.0 + 1) / (16.0 + 1), 1e-9);
+  EXPECT_NEAR(short_tolerance, 12 * std::sqrt(16.0 + 1) * std::numeric_limits<float>::epsilon() / 2, 1e-15);
+  EXPECT_NEAR(long_tolerance / short_tolerance, std::sqrt((512.0 + 1) / (16.0 + 1)), 1e-9);
+  // One product and C_init: fp32's worst case, 4 n u, is the smaller.
+  const Case one_term(makeProblem(2, 2, 1, 1, false), FillMode::Random);
+  EXPECT_NEAR(one_term.verify(one_term.kernel(ReductionOrder::Forward)).tolerance,
+              4 * 2 * std::numeric_limits<float>::epsilon() / 2, 1e-15);
+}
+
+// 8x8, K 4096, batch 64: a quarter million terms per output, whose worst-case
+// bound held all zeros and a dropped batch entry. A kernel that sums in one
+// sequential chain, either way, stays far inside the tolerance.
+TEST(Compare, RandomFillOfALongReductionCatchesZerosAndADroppedBatchEntry) {
+  const Problem problem = makeProblem(8, 8, 4096, 64, false);
+  const Case test(problem, FillMode::Random);
+  for (ReductionOrder order : {ReductionOrder::Forward, ReductionOrder::Backward}) {
+    const Verification result = test.verify(test.kernel(order));
+    EXPECT_EQ(result.status, VerifyStatus::Passed) << result.detail;
+    EXPECT_LT(result.max_error * 20, result.tolerance);
+  }
+  EXPECT_EQ(test.verify(FloatBuffer(64, 0.0f)).status, VerifyStatus::Failed);
+
+  ProblemData dropped = test.data;  // A's last batch entry zeroed: as if the kernel skipped it
+  std::fill(dropped.a.end() - problem.m * problem.k, dropped.a.end(), 0.0f);
+  const Verification result = test.verify(naiveFp32Gemm(problem, dropped, ReductionOrder::Forward));
+  EXPECT_EQ(result.status, VerifyStatus::Failed);
+  EXPECT_GT(result.mismatches, 0) << result.detail;  // about a quarter of the outputs, here 18
+}
+
+// Eight million terms: the tolerance holds zero for nearly every output, so a
+// correct result cannot be told from zeros: mistrusted, saying why.
+TEST(Compare, MistrustsARandomFillWhoseToleranceHoldsZero) {
+  const Case test(makeProblem(1, 2, 65536, 128, false), FillMode::Random);
+  const Verification result = test.verify(test.kernel(ReductionOrder::Forward));
+  EXPECT_EQ(result.status, VerifyStatus::Mistrusted);
+  EXPECT_NE(result.detail.find("within --fill random's tolerance of zero, as sums of 8388608 terms"),
+            std::string::npos)
+      << result.detail;
 }
 
 }  // namespace
