@@ -12,8 +12,31 @@
 #include "harness/core/error.h"
 
 namespace nkbench {
+namespace {
 
-void replaceFileAtomically(const std::filesystem::path& path, const std::string& text, std::string_view what) {
+// A path that is no regular file (a FIFO, a terminal, /dev/stdout) is written
+// as it stands: renaming over it would replace the pipe or device with a file.
+void writeThrough(const std::filesystem::path& path, const std::string& text, std::string_view what) {
+  std::ofstream out(path, std::ios::out);
+  out << text;
+  out.flush();
+  if (!out) throw Error(fmt::format("{}: cannot write {}: {}", path.string(), what, std::strerror(errno)));
+}
+
+}  // namespace
+
+void replaceFileAtomically(const std::filesystem::path& given, const std::string& text, std::string_view what) {
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(given, error);  // follows links
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+      !std::filesystem::is_directory(status))
+    return writeThrough(given, text, what);
+  // A link is kept: its target is replaced.
+  std::filesystem::path path = given;
+  if (std::filesystem::is_symlink(std::filesystem::symlink_status(given, error))) {
+    const std::filesystem::path target = std::filesystem::weakly_canonical(given, error);
+    if (!error) path = target;
+  }
   // Same folder as the target, so that the rename stays on one file system.
   std::filesystem::path temporary = path;
   temporary += fmt::format(".tmp.{}", ::getpid());
@@ -23,17 +46,15 @@ void replaceFileAtomically(const std::filesystem::path& path, const std::string&
     out.flush();
     if (!out) {
       const std::string reason = std::strerror(errno);
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw Error(fmt::format("{}: cannot write {}: {}", temporary.string(), what, reason));
+      std::filesystem::remove(temporary, error);
+      throw Error(fmt::format("{}: cannot write {}: {}", given.string(), what, reason));
     }
   }
   std::error_code rename_error;
   std::filesystem::rename(temporary, path, rename_error);
   if (rename_error) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    throw Error(fmt::format("{}: cannot write {}: {}", path.string(), what, rename_error.message()));
+    std::filesystem::remove(temporary, error);
+    throw Error(fmt::format("{}: cannot write {}: {}", given.string(), what, rename_error.message()));
   }
 }
 

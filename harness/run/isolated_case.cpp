@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -233,9 +234,14 @@ void IsolatedCases::start() {
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
+  const pid_t parent = ::getpid();
   const pid_t child = ::fork();
   if (child < 0) throw Error(fmt::format("--isolate: cannot fork: {}", std::strerror(errno)));
   if (child == 0) {
+    // A runner killed outright (SIGKILL) takes its worker along: a hung kernel
+    // left spinning would slow every later run pinned to its core.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);
     for (int fd : workerPipeEnds()) ::close(fd);
     ::close(requests[1]);
     ::close(reports[0]);

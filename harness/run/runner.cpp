@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -43,6 +47,52 @@ std::vector<std::unique_ptr<Backend>> createBackends(const std::vector<std::stri
   std::vector<std::unique_ptr<Backend>> backends;
   for (const std::string& name : names) backends.push_back(createBackend(name, config));
   return backends;
+}
+
+// A backend named twice would give two rows of one key, which compare and merge refuse.
+void requireDistinctBackends(const std::vector<std::string>& names) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (std::find(names.begin(), names.begin() + std::ptrdiff_t(i), names[i]) != names.begin() + std::ptrdiff_t(i))
+      throw Error(fmt::format("--backends names {} twice", names[i]));
+}
+
+bool sameFile(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code error;
+  if (std::filesystem::equivalent(a, b, error)) return true;
+  const std::filesystem::path left = std::filesystem::weakly_canonical(a, error);
+  if (error) return false;
+  return left == std::filesystem::weakly_canonical(b, error) && !error;
+}
+
+// Two reports in one file would leave the last one only, and a report over the
+// suite would destroy it: refused before anything is written.
+void requireDistinctFiles(const Suite& suite, const RunOptions& options) {
+  const std::vector<std::pair<std::string_view, std::string>> files = {{"--out", options.csv_path},
+                                                                       {"--json", options.json_path},
+                                                                       {"--benchmark-json", options.benchmark_json_path},
+                                                                       {"--suite", suite.path.string()}};
+  for (std::size_t i = 0; i < files.size(); ++i)
+    for (std::size_t j = i + 1; j < files.size(); ++j)
+      if (!files[i].second.empty() && !files[j].second.empty() && sameFile(files[i].second, files[j].second))
+        throw Error(fmt::format("{} and {} name the same file, {}", files[i].first, files[j].first, files[i].second));
+}
+
+// Checked before the first report is written, which replaces the one before:
+// a path that cannot be written must not cost the others (nor a bad option any).
+void requireWritableReports(const RunOptions& options) {
+  const std::vector<std::pair<std::string_view, std::string>> reports = {
+      {"CSV report", options.csv_path},
+      {"JSON report", options.json_path},
+      {"Google Benchmark JSON report", options.benchmark_json_path}};
+  for (const auto& [what, path] : reports) {
+    if (path.empty()) continue;
+    std::error_code error;
+    const std::filesystem::file_status status = std::filesystem::status(path, error);
+    if (std::filesystem::is_directory(status)) throw Error(fmt::format("{}: cannot write {}: Is a directory", path, what));
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) continue;  // a FIFO would block
+    std::ofstream probe(path, std::ios::app);
+    if (!probe) throw Error(fmt::format("{}: cannot write {}: {}", path, what, std::strerror(errno)));
+  }
 }
 
 // The JSON reports are rewritten whole, atomically, with every row so far.
@@ -109,6 +159,8 @@ std::vector<SuiteCase> selectCases(const Suite& suite, const std::string& filter
 }
 
 RunSummary runSuite(const Suite& suite, const RunOptions& options) {
+  requireDistinctBackends(options.backends);
+  requireDistinctFiles(suite, options);
   const CpuFeatures features = detectCpuFeatures();
   std::string isa_error;
   const std::optional<Isa> isa = resolveIsa(options.isa, features, &isa_error);
@@ -194,8 +246,6 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
     if (bf16_peak == Bf16Peak::DotProduct) peaks.bf16_gflops = measureBf16DotPeakGflops(used);
   }
 
-  std::optional<CsvWriter> csv;
-  if (!options.csv_path.empty()) csv.emplace(options.csv_path);
   // Cold cache: each call's operands were last touched 2x the last-level cache ago.
   const std::int64_t cold_rotation_bytes =
       options.cold_rotation_bytes > 0 ? options.cold_rotation_bytes : 2 * hostCacheSizes().last_level_bytes;
@@ -222,7 +272,10 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   }
   for (const auto& backend : groups.begin()->second.backends)
     summary.metadata.library_versions[backend->name()] = backend->version();
+  requireWritableReports(options);
   writeJsonReports(options, summary);
+  std::optional<CsvWriter> csv;
+  if (!options.csv_path.empty()) csv.emplace(options.csv_path);
 
   std::size_t rows_to_run = 0;
   for (const SuiteCase& c : cases) rows_to_run += threadCountsOf(c, options).size();

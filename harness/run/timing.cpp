@@ -3,9 +3,12 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "harness/core/error.h"
 #include "harness/core/statistics.h"
@@ -33,10 +36,25 @@ class CollectingReporter final : public benchmark::BenchmarkReporter {
 void initializeBenchmarkOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
+    // Google Benchmark takes its flags' defaults from BENCHMARK_* variables
+    // when it loads: a filter, a warm-up, repetitions interleaved or aggregated,
+    // or an output file there would change or break what nkbench times. These
+    // arguments put its defaults back; the rest is set per benchmark below.
     static char program[] = "nkbench";
-    static char* argv[] = {program, nullptr};
-    int argc = 1;
-    benchmark::Initialize(&argc, argv);
+    static std::array kArguments = {
+        std::string("--benchmark_list_tests=false"),         std::string("--benchmark_filter=."),
+        std::string("--benchmark_min_warmup_time=0"),        std::string("--benchmark_repetitions=1"),
+        std::string("--benchmark_enable_random_interleaving=false"),
+        std::string("--benchmark_report_aggregates_only=false"),
+        std::string("--benchmark_display_aggregates_only=false"),
+        std::string("--benchmark_out="),                     std::string("--benchmark_perf_counters="),
+        std::string("--benchmark_format=console"),           std::string("--benchmark_color=false"),
+        std::string("--benchmark_counters_tabular=false")};
+    static std::vector<char*> argv{program};
+    for (std::string& argument : kArguments) argv.push_back(argument.data());
+    argv.push_back(nullptr);
+    int argc = int(argv.size()) - 1;
+    benchmark::Initialize(&argc, argv.data());
   });
 }
 

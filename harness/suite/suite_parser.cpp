@@ -151,7 +151,12 @@ class SuiteParser {
   Suite parse(const std::string& yaml_text) {
     YAML::Node root;
     try {
-      root = YAML::Load(yaml_text);
+      // A second document (after ---) would otherwise be dropped without a word.
+      const std::vector<YAML::Node> documents = YAML::LoadAll(yaml_text);
+      if (documents.size() > 1)
+        fail(lineOf(documents[1].Mark()),
+             fmt::format("a suite file holds one YAML document, this one {}: merge their cases", documents.size()));
+      if (!documents.empty()) root = documents.front();
     } catch (const YAML::Exception& error) {
       fail(lineOf(error.mark), fmt::format("YAML syntax error: {}", error.msg));
     }

@@ -186,4 +186,64 @@ TEST(Isolation, AnInterruptStopsAfterTheCurrentCaseWithValidReports) {
   for (const nlohmann::json& row : report.at("rows")) EXPECT_EQ(row.at("status"), "passed") << row.dump();
 }
 
+// The worker's state letter (R, S, Z...) from /proc, or 0 once it is gone.
+char processState(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_text, name;
+  char state = 0;
+  if (!(status >> pid_text >> name >> state)) return 0;
+  return state;
+}
+
+// A runner killed outright (SIGKILL, no chance to clean up) takes its worker,
+// here hung in a kernel, along.
+TEST(Isolation, AWorkerEndsWhenItsRunnerIsKilledOutright) {
+  const fs::path suite = tempPath("orphan.yaml");
+  std::ofstream(suite) << "suite: orphan\ncases:\n" << kCases;
+  std::vector<std::string> words = {NKBENCH_BINARY, "run", "--suite", suite.string(), "--backends", "faulty",
+                                    "--case-timeout", "120", "--quiet"};
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> environment = {"NKBENCH_FAULTY=hang@time:8x32x32"};
+  for (char** variable = environ; *variable; ++variable) environment.emplace_back(*variable);
+  std::vector<char*> envp;
+  for (std::string& variable : environment) envp.push_back(variable.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t runner = 0, worker = 0;
+  ASSERT_EQ(posix_spawn(&runner, NKBENCH_BINARY, &actions, nullptr, argv.data(), envp.data()), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  struct KillAtExit {  // whatever the test's outcome, nothing is left spinning
+    pid_t& runner;
+    pid_t& worker;
+    ~KillAtExit() {
+      if (worker > 0) ::kill(worker, SIGKILL);
+      if (runner > 0 && ::kill(runner, SIGKILL) == 0) ::waitpid(runner, nullptr, 0);
+    }
+  } kill_at_exit{runner, worker};
+  // Its worker: the runner's child, then given time to reach the hung kernel.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(100);
+  while (std::chrono::steady_clock::now() < give_up && worker == 0) {
+    std::ifstream children("/proc/" + std::to_string(runner) + "/task/" + std::to_string(runner) + "/children");
+    children >> worker;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_NE(worker, 0) << "no worker started";
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  ASSERT_NE(processState(worker), 0);
+  ASSERT_NE(processState(worker), 'Z');
+  ::kill(runner, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(::waitpid(runner, &status, 0), runner);
+  runner = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline && processState(worker) != 0 && processState(worker) != 'Z')
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const char state = processState(worker);
+  EXPECT_TRUE(state == 0 || state == 'Z') << "worker " << worker << " still in state " << state;
+}
+
 }  // namespace

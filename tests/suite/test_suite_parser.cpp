@@ -206,6 +206,13 @@ TEST(SuiteErrors, YamlSyntax) {
   expectError("suite: s\n  bad: indent\n", 2, {"YAML syntax error"});
 }
 
+// The cases after a second document's --- would otherwise never run.
+TEST(SuiteErrors, ASecondYamlDocumentIsRefused) {
+  expectError("suite: a\ncases:\n  - {id: x, kind: gemm, shape: [8, 8, 8]}\n---\nsuite: b\ncases:\n"
+              "  - {id: y, kind: gemm, shape: [8, 8, 8]}\n",
+              5, {"one YAML document, this one 2"});
+}
+
 TEST(SuiteErrors, NotAMapping) {
   expectError("", 1, {"mapping", "nothing"});
   expectError("- a\n- b\n", 1, {"mapping", "a list"});

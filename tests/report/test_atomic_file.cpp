@@ -1,0 +1,66 @@
+// Report files are replaced whole; links and pipes given as the path are kept.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <string>
+
+#include "harness/core/error.h"
+#include "harness/report/atomic_file.h"
+
+namespace nkbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TemporaryFolder {
+  fs::path path = fs::temp_directory_path() / ("nk-atomic-" + std::to_string(::getpid()));
+  TemporaryFolder() { fs::create_directories(path); }
+  ~TemporaryFolder() { fs::remove_all(path); }
+};
+
+std::string contents(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(AtomicFile, ALinkStaysAndItsTargetIsReplaced) {
+  const TemporaryFolder folder;
+  const fs::path target = folder.path / "report.json", link = folder.path / "latest.json";
+  std::ofstream(target) << "old";
+  fs::create_symlink(target, link);
+  replaceFileAtomically(link, "new", "JSON report");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(contents(target), "new");
+  EXPECT_EQ(std::distance(fs::directory_iterator(folder.path), fs::directory_iterator()), 2);  // no leftovers
+}
+
+TEST(AtomicFile, AFifoIsWrittenThroughNotReplaced) {
+  const TemporaryFolder folder;
+  const fs::path fifo = folder.path / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::future<std::string> reader = std::async(std::launch::async, [&] { return contents(fifo); });
+  replaceFileAtomically(fifo, "through the pipe", "JSON report");
+  EXPECT_EQ(reader.get(), "through the pipe");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+}
+
+TEST(AtomicFile, AFailureNamesThePathGiven) {
+  const TemporaryFolder folder;
+  const fs::path missing = folder.path / "no-such-folder" / "x.json";
+  try {
+    replaceFileAtomically(missing, "text", "JSON report");
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()).rfind(missing.string() + ": cannot write JSON report: ", 0), 0u) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace nkbench
