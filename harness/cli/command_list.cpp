@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "harness/cli/commands.h"
 #include "harness/cli/isa_option.h"
 #include "harness/cli/shard_option.h"
+#include "harness/cli/threads_option.h"
 #include "harness/core/host_class.h"
 #include "harness/host/cache_info.h"
 #include "harness/host/peak.h"
@@ -26,6 +28,7 @@ struct ListArguments {
   std::string filter;
   std::optional<std::string> shard;
   std::string tuning = "auto";
+  std::string threads = "1";
 };
 
 // "skip: why", or "run" followed by what would run where the backend says.
@@ -35,8 +38,16 @@ std::string verdict(const Backend& backend, const Problem& problem) {
   return plan ? "run: " + *plan : "run";
 }
 
+// A case's thread counts: its own, or the option's (as `run` has them).
+std::vector<int> threadCountsOf(const SuiteCase& c, const std::vector<int>& option) {
+  return c.threads > 0 ? std::vector<int>{c.threads} : option;
+}
+
 int list(const ListArguments& args) {
+  if (args.suite.empty() && (!args.filter.empty() || args.shard))
+    throw Error(fmt::format("{} selects cases of a suite: give --suite", args.shard ? "--shard" : "--filter"));
   const std::optional<Shard> shard = parseShardOption(args.shard);
+  const std::vector<int> thread_option = parseThreadsOption(args.threads);
   const CpuFeatures features = detectCpuFeatures();
   std::cout << fmt::format("host: {} ({})\n", features.brand, features.vendor);
   std::cout << fmt::format("features: {}\n", fmt::join(features.flagNames(), " "));
@@ -60,14 +71,26 @@ int list(const ListArguments& args) {
   config.mlir_tuned_schedules = tuning.by_class;
   const std::optional<Suite> suite = args.suite.empty() ? std::nullopt : std::optional<Suite>(loadSuite(args.suite));
   const std::vector<SuiteCase> selected = suite ? selectCases(*suite, args.filter) : std::vector<SuiteCase>{};
+  if (suite && selected.empty())
+    throw Error(fmt::format("--filter '{}' matches no case of suite '{}'", args.filter, suite->name));
   // The bf16 route depends on two measured peaks, as in `run`.
   const bool any_bf16 = std::any_of(selected.begin(), selected.end(),
                                     [](const SuiteCase& c) { return c.problem.dtype == DType::BF16; });
   const Bf16RoutePeaks peaks = measureBf16RoutePeaks(*isa, any_bf16);
   config.fp32_fma_peak_gflops = peaks.fp32_fma_gflops;
   config.bf16_dot_peak_gflops = peaks.bf16_dot_gflops;
-  std::vector<std::unique_ptr<Backend>> backends;
-  for (const std::string& name : args.backends) backends.push_back(createBackend(name, config));
+  // One set of backends per thread count a case runs at: what runs can differ (a BRGEMM of one C block).
+  std::map<int, std::vector<std::unique_ptr<Backend>>> backends_by_threads;
+  auto backendsFor = [&](int threads) -> const std::vector<std::unique_ptr<Backend>>& {
+    auto& backends = backends_by_threads[threads];
+    if (backends.empty()) {
+      BackendConfig thread_config = config;
+      thread_config.threads = threads;
+      for (const std::string& name : args.backends) backends.push_back(createBackend(name, thread_config));
+    }
+    return backends;
+  };
+  const auto& backends = backendsFor(thread_option.front());
   for (const BackendEntry& entry : knownBackends()) {
     auto backend = std::find_if(backends.begin(), backends.end(),
                                 [&](const auto& created) { return created->name() == entry.name; });
@@ -80,9 +103,13 @@ int list(const ListArguments& args) {
                            shard ? ", shard " + toString(*shard) : "");
   for (const SuiteCase& c : shard ? casesOfShard(selected, *shard) : selected) {
     std::cout << fmt::format("  {:<28} {}\n", c.id, c.problem.describe());
-    for (const auto& backend : backends) {
-      std::cout << fmt::format("      {:<14} {}\n", backend->name(), verdict(*backend, c.problem));
-    }
+    const std::vector<int> counts = threadCountsOf(c, thread_option);
+    for (int threads : counts)
+      for (const auto& backend : backendsFor(threads)) {
+        const std::string name =
+            counts.size() > 1 || threads > 1 ? fmt::format("{} ({}T)", backend->name(), threads) : backend->name();
+        std::cout << fmt::format("      {:<18} {}\n", name, verdict(*backend, c.problem));
+      }
   }
   return kExitOk;
 }
@@ -98,6 +125,7 @@ void addListCommand(CLI::App& app, Action& action) {
   cmd->add_option("--filter", args->filter, "Only cases whose id matches this regex");
   cmd->add_option("--shard", args->shard, kShardHelp);
   cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str();
+  cmd->add_option("--threads", args->threads, kThreadsHelp)->capture_default_str();
   cmd->callback([args, &action] { action = [args] { return list(*args); }; });
 }
 

@@ -3,6 +3,7 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "harness/cli/commands.h"
@@ -20,6 +21,9 @@
 
 namespace nkbench::cli {
 namespace {
+
+// A hung kernel is stopped after this long unless --case-timeout says otherwise.
+constexpr double kDefaultCaseTimeoutS = 600.0;
 
 struct RunArguments {
   std::string suite;
@@ -41,7 +45,7 @@ struct RunArguments {
   std::string cache = "hot";
   double cold_mib = 0.0;
   bool isolate = true;
-  double case_timeout_s = 600.0;
+  std::optional<double> case_timeout_s;  // default kDefaultCaseTimeoutS
   std::string threads = "1";
 };
 
@@ -100,7 +104,9 @@ int run(const RunArguments& args, const std::string& command_line) {
   options.cache = *cache;
   options.cold_rotation_bytes = coldRotationBytes(args.cold_mib);
   options.isolate = args.isolate;
-  options.case_timeout_s = args.case_timeout_s;
+  if (!args.isolate && args.case_timeout_s)
+    throw Error("--case-timeout needs --isolate: a case run in process (--no-isolate) cannot be stopped");
+  options.case_timeout_s = args.case_timeout_s.value_or(kDefaultCaseTimeoutS);
   options.threads = parseThreadsOption(args.threads);
 
   const RunSummary summary = runSuite(suite, options);
@@ -172,8 +178,9 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
                 "(default; --no-isolate runs in process, e.g. under a debugger or profiler)");
   cmd->add_option("--threads", args->threads, kThreadsHelp)->capture_default_str();
   cmd->add_option("--case-timeout", args->case_timeout_s,
-                  "Seconds a case may take before its running kernel is stopped as hung (isolated runs; 0: no limit)")
-      ->capture_default_str()
+                  fmt::format("Seconds a case may take before its running kernel is stopped as hung (isolated "
+                              "runs; default {:g}; 0: no limit)",
+                              kDefaultCaseTimeoutS))
       ->check(caseTimeout());
   cmd->add_flag("--quiet", args->quiet, "No progress bar on stderr (it only shows on a terminal anyway)");
   cmd->footer("Exit status: 0 when every row passed or was skipped, 1 when a row failed verification or\n"

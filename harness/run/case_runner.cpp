@@ -187,6 +187,15 @@ void timeInterleaved(std::vector<VerifiedKernel>& kernels, const SuiteCase& c, c
     row.median_gflops = flops / timing_result.median_s * 1e-9;
     row.best_gflops = flops / timing_result.best_s * 1e-9;
     row.peak_fraction = peak_gflops > 0 ? row.median_gflops / peak_gflops : 0.0;
+    // Past the peak: the peak was measured while the machine was slower (busy,
+    // or clocked down), so this row's fraction, and its neighbours', mislead.
+    if (row.peak_fraction > 1.0) {
+      row.noisy = true;
+      if (!row.note.empty()) row.note += "; ";
+      row.note += fmt::format("faster than the measured peak of {:.1f} GFLOPS, which the machine's load or clock "
+                              "held down when it was measured: rerun on a quiet machine",
+                              peak_gflops);
+    }
   }
 }
 

@@ -59,7 +59,13 @@ struct ChildReport {
   int wait_status = 0;
   bool timed_out = false;
   bool ready = false;                          // warmed up: the case's time starts
+  bool warming_up = false;                     // timed out before a fresh worker was ready
 };
+
+// A fresh worker's warm-up (compilers, JIT, libraries, OpenMP) is timed apart
+// from the case, at least this long, so that a short --case-timeout, meant to
+// catch a hung kernel early, does not stop every worker before its first case.
+constexpr std::chrono::seconds kLeastWarmUpLimit{60};
 
 // Lines from the child: "ready", "stage INDEX STAGE ROW", "fault TEXT", "rows ROWS", "error TEXT".
 void readLine(const std::string& line, ChildReport& report, const std::vector<std::size_t>& indices,
@@ -299,7 +305,8 @@ IsolatedCases::Report IsolatedCases::attempt(const SuiteCase& c, const std::vect
   const double timeout_s = isolation_.case_timeout_s;
   const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
   // A fresh worker warms up first (warmUpBackends): the case's time starts when it is ready.
-  auto deadline = Clock::now() + limit;
+  const auto warm_up_limit = std::max<Clock::duration>(limit, kLeastWarmUpLimit);
+  auto deadline = Clock::now() + (worker_.fresh ? warm_up_limit : limit);
   std::string pending;
   char buffer[65536];
   while (!report.rows && report.error.empty()) {
@@ -308,6 +315,7 @@ IsolatedCases::Report IsolatedCases::attempt(const SuiteCase& c, const std::vect
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       if (left <= 0) {
         report.timed_out = true;
+        report.warming_up = worker_.fresh && !report.ready;
         break;
       }
       wait_ms = static_cast<int>(std::min<long long>(left, 1000));
@@ -351,11 +359,15 @@ std::vector<ResultRow> IsolatedCases::run(const SuiteCase& c, const StageObserve
     const std::string ended = howItEnded(report, isolation_.case_timeout_s);
     const std::string fault = report.fault.empty() ? "" : "; " + report.fault;
     if (!report.backend || *report.backend == kNoBackend) {
-      // Before any backend ran: the case itself cannot run.
+      // Before any backend ran: the case itself cannot run, or no worker could start.
+      const double warm_up_s = std::max(isolation_.case_timeout_s, double(kLeastWarmUpLimit.count()));
       for (std::size_t b : indices) {
         ResultRow row = blankRow(settings_, c, backends_[b]->name());
         row.status = VerifyStatus::Error;
-        row.note = fmt::format("the case {} while preparing the data{}", ended, fault);
+        row.note = report.warming_up ? fmt::format("a fresh worker did not finish its warm-up (compilers, JIT, "
+                                                   "libraries) within {:g} s, before the case began",
+                                                   warm_up_s)
+                                     : fmt::format("the case {} while preparing the data{}", ended, fault);
         rows[b] = std::move(row);
       }
       break;

@@ -170,8 +170,15 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
     throw Error(fmt::format("--filter '{}' matches no case of suite '{}'", options.filter, suite.name));
   const std::vector<SuiteCase> cases = options.shard ? casesOfShard(selected, *options.shard) : selected;
 
-  // Every thread count the run needs, refused before anything runs if the cores are too few.
+  // Every thread count the run needs, refused before anything runs if the cores
+  // are too few: each case of the suite, not of this shard only, so that every
+  // shard of a suite says the same; a case's own count names the case.
   const std::vector<int>& cores = usableCores();  // before the pinning below narrows the affinity
+  for (const SuiteCase& c : selected) {
+    if (c.threads <= 0 || std::size_t(c.threads) <= cores.size()) continue;
+    throw Error(fmt::format("{}:{}: case '{}' asks for threads: {}, and this process may use {} core{}",
+                            suite.path.string(), c.line, c.id, c.threads, cores.size(), cores.size() == 1 ? "" : "s"));
+  }
   std::vector<int> thread_counts;
   for (const SuiteCase& c : cases)
     for (int threads : threadCountsOf(c, options))

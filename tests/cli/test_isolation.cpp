@@ -131,6 +131,14 @@ TEST(Isolation, WithoutAFaultEveryRowPassesInProcessToo) {
   }
 }
 
+// In process nothing can stop a hung case: a limit given there is refused, not ignored.
+TEST(Isolation, ACaseTimeoutWithoutIsolationIsRefused) {
+  const Outcome run = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --no-isolate --case-timeout 2 " +
+                                 kQuick);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.output.find("--case-timeout needs --isolate"), std::string::npos) << run.output;
+}
+
 TEST(Isolation, ABadFaultPlanIsOneLine) {
   const Outcome run = runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --backends faulty " + kQuick,
                               "NKBENCH_FAULTY=melt@verify");

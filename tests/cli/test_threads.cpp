@@ -91,4 +91,41 @@ TEST(Threads, MoreThreadsThanCoresAreRefusedInOneLine) {
   }
 }
 
+// A case's own count beyond the cores names the case and its line, and every
+// shard of the suite refuses it alike.
+TEST(Threads, ACaseAskingForMoreThreadsThanCoresIsNamed) {
+  const int too_many = usableCoreCount() + 1;
+  const fs::path suite = tempPath("threads-case.yaml");
+  std::ofstream(suite) << "suite: threads-case\ncases:\n  - {id: small, kind: gemm, shape: [8, 8, 8]}\n"
+                       << "  - {id: wide, kind: gemm, shape: [8, 8, 8], threads: " << too_many << "}\n";
+  for (const char* shard : {"1/2", "2/2"}) {
+    const Outcome run = runNkbench("run --suite " + suite.string() + " --shard " + shard + " --backends eigen " + kQuick);
+    EXPECT_EQ(run.exit_code, 2) << shard << ": " << run.output;
+    EXPECT_NE(run.output.find(suite.string() + ":4: case 'wide' asks for threads: " + std::to_string(too_many)),
+              std::string::npos)
+        << run.output;
+  }
+}
+
+// `list` says what `run` would do at each thread count a case runs at.
+TEST(Threads, ListSaysWhatRunsAtEachCount) {
+  if (usableCoreCount() < 2) GTEST_SKIP() << "one core";
+  const fs::path suite = tempPath("threads-list.yaml");
+  std::ofstream(suite) << "suite: threads-list\ncases:\n  - {id: own, kind: brgemm, shape: [16, 32, 16], batch: 2, "
+                          "threads: 2}\n  - {id: gemm, kind: gemm, shape: [96, 80, 64]}\n";
+  const Outcome list = runNkbench("list --suite " + suite.string() + " --backends eigen --threads 1,2");
+  ASSERT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_NE(list.output.find("eigen (2T)         skip: eigen: a BRGEMM is one C block"), std::string::npos)
+      << list.output;
+  EXPECT_EQ(list.output.find("eigen (1T)         skip"), std::string::npos) << list.output;
+  EXPECT_NE(list.output.find("eigen (1T)         run"), std::string::npos) << list.output;  // the GEMM
+  const Outcome none = runNkbench("list --suite " + suite.string() + " --filter zzz");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.output.find("--filter 'zzz' matches no case"), std::string::npos) << none.output;
+  const Outcome no_suite = runNkbench("list --filter gemm");
+  EXPECT_EQ(no_suite.exit_code, 2);
+  EXPECT_NE(no_suite.output.find("--filter selects cases of a suite: give --suite"), std::string::npos)
+      << no_suite.output;
+}
+
 }  // namespace
