@@ -149,6 +149,28 @@ TEST(Isolation, ABadFaultPlanIsOneLine) {
 // SIGINT after the first case: the run stops after the case in progress, the
 // JSON report is valid and holds the cases that completed, and the exit status
 // says interrupted.
+// nkbench started in the background with `arguments` (stdout to /dev/null) and
+// this process's environment plus `variable`, if given; its pid, or -1.
+pid_t spawnNkbench(std::vector<std::string> arguments, const std::string& variable = "") {
+  arguments.insert(arguments.begin(), NKBENCH_BINARY);
+  std::vector<char*> argv;
+  for (std::string& word : arguments) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> environment;
+  if (!variable.empty()) environment.push_back(variable);
+  for (char** entry = environ; *entry; ++entry) environment.emplace_back(*entry);
+  std::vector<char*> envp;
+  for (std::string& entry : environment) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, NKBENCH_BINARY, &actions, nullptr, argv.data(), envp.data()) != 0) pid = -1;
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
 TEST(Isolation, AnInterruptStopsAfterTheCurrentCaseWithValidReports) {
   const fs::path suite = tempPath("interrupt.yaml");
   std::ofstream(suite) << "suite: interrupt\ncases:\n"
@@ -158,18 +180,9 @@ TEST(Isolation, AnInterruptStopsAfterTheCurrentCaseWithValidReports) {
                        << "  - {id: four, kind: gemm, shape: [256, 256, 256]}\n";
   const fs::path json = tempPath("interrupt.json");
   fs::remove(json);
-  std::vector<std::string> words = {NKBENCH_BINARY, "run",   "--suite", suite.string(), "--backends", "eigen",
-                                    "--reps",       "5",     "--min-time", "0.3",     "--quiet",    "--json",
-                                    json.string()};
-  std::vector<char*> argv;
-  for (std::string& word : words) argv.push_back(word.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, NKBENCH_BINARY, &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
+  const pid_t pid = spawnNkbench({"run", "--suite", suite.string(), "--backends", "eigen", "--reps", "5",
+                                   "--min-time", "0.3", "--quiet", "--json", json.string()});
+  ASSERT_GT(pid, 0);
   // The report is rewritten whole after each case: wait for the first row.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   std::size_t rows_before = 0;
@@ -208,22 +221,11 @@ char processState(pid_t pid) {
 TEST(Isolation, AWorkerEndsWhenItsRunnerIsKilledOutright) {
   const fs::path suite = tempPath("orphan.yaml");
   std::ofstream(suite) << "suite: orphan\ncases:\n" << kCases;
-  std::vector<std::string> words = {NKBENCH_BINARY, "run", "--suite", suite.string(), "--backends", "faulty",
-                                    "--case-timeout", "120", "--quiet"};
-  std::vector<char*> argv;
-  for (std::string& word : words) argv.push_back(word.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> environment = {"NKBENCH_FAULTY=hang@time:8x32x32"};
-  for (char** variable = environ; *variable; ++variable) environment.emplace_back(*variable);
-  std::vector<char*> envp;
-  for (std::string& variable : environment) envp.push_back(variable.data());
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  pid_t runner = 0, worker = 0;
-  ASSERT_EQ(posix_spawn(&runner, NKBENCH_BINARY, &actions, nullptr, argv.data(), envp.data()), 0);
-  posix_spawn_file_actions_destroy(&actions);
+  pid_t runner = spawnNkbench({"run", "--suite", suite.string(), "--backends", "faulty", "--case-timeout", "120",
+                               "--quiet"},
+                              "NKBENCH_FAULTY=hang@time:8x32x32");
+  pid_t worker = 0;
+  ASSERT_GT(runner, 0);
   struct KillAtExit {  // whatever the test's outcome, nothing is left spinning
     pid_t& runner;
     pid_t& worker;
@@ -232,11 +234,16 @@ TEST(Isolation, AWorkerEndsWhenItsRunnerIsKilledOutright) {
       if (runner > 0 && ::kill(runner, SIGKILL) == 0) ::waitpid(runner, nullptr, 0);
     }
   } kill_at_exit{runner, worker};
-  // Its worker: the runner's child, then given time to reach the hung kernel.
+  // Its worker: the runner's child that is nkbench (not a shell asking git for
+  // the commit), then given time to reach the hung kernel.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(100);
   while (std::chrono::steady_clock::now() < give_up && worker == 0) {
     std::ifstream children("/proc/" + std::to_string(runner) + "/task/" + std::to_string(runner) + "/children");
-    children >> worker;
+    for (pid_t child = 0; worker == 0 && children >> child;) {
+      std::ifstream name_file("/proc/" + std::to_string(child) + "/comm");
+      std::string name;
+      if (name_file >> name && name == "nkbench") worker = child;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ASSERT_NE(worker, 0) << "no worker started";

@@ -4,14 +4,15 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "cli_test_support.h"
+#include "tests/support/file_text.h"
 
 namespace {
 
 using namespace cli_test;
+using nkbench::test::fileText;
 
 const char* const kOneCase = "  - {id: g16, kind: gemm, shape: [16, 16, 16]}\n";
 
@@ -21,28 +22,21 @@ fs::path writeSuite(const std::string& name) {
   return suite;
 }
 
-std::string contents(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // An option found bad once the run starts (a backend, a schedule, a report
 // path) used to truncate the CSV of the run before.
 TEST(Outputs, ABadOptionLeavesTheReportsOfTheRunBeforeAlone) {
   const fs::path suite = writeSuite("keep"), csv = tempPath("keep.csv"), json = tempPath("keep.json");
   const std::string reports = " --out " + csv.string() + " --json " + json.string() + " ";
   ASSERT_EQ(runNkbench("run --suite " + suite.string() + reports + "--backends eigen " + kQuick).exit_code, 0);
-  const std::string csv_before = contents(csv), json_before = contents(json);
+  const std::string csv_before = fileText(csv), json_before = fileText(json);
   ASSERT_EQ(readLines(csv).size(), 2u);
   for (const std::string& bad : {std::string("--backends eigen,eigne"), std::string("--backends mlir --schedule bogus"),
                                  "--backends eigen --benchmark-json " + fs::temp_directory_path().string()}) {
     SCOPED_TRACE(bad);
     const Outcome run = runNkbench("run --suite " + suite.string() + reports + bad + " " + kQuick);
     EXPECT_EQ(run.exit_code, 2) << run.output;
-    EXPECT_EQ(contents(csv), csv_before);
-    EXPECT_EQ(contents(json), json_before);
+    EXPECT_EQ(fileText(csv), csv_before);
+    EXPECT_EQ(fileText(json), json_before);
   }
 }
 
@@ -57,7 +51,7 @@ TEST(Outputs, ReportsThatNameOneFileAreRefused) {
   EXPECT_EQ(over_suite.exit_code, 2);
   EXPECT_NE(over_suite.output.find("--benchmark-json and --suite name the same file"), std::string::npos)
       << over_suite.output;
-  EXPECT_NE(contents(suite).find("g16"), std::string::npos);
+  EXPECT_NE(fileText(suite).find("g16"), std::string::npos);
 }
 
 TEST(Outputs, ABackendNamedTwiceIsRefused) {

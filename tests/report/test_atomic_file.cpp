@@ -6,29 +6,23 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
-#include <sstream>
 #include <string>
 
 #include "harness/core/error.h"
 #include "harness/report/atomic_file.h"
+#include "tests/support/file_text.h"
 
 namespace nkbench {
 namespace {
 
 namespace fs = std::filesystem;
+using test::fileText;
 
 struct TemporaryFolder {
   fs::path path = fs::temp_directory_path() / ("nk-atomic-" + std::to_string(::getpid()));
   TemporaryFolder() { fs::create_directories(path); }
   ~TemporaryFolder() { fs::remove_all(path); }
 };
-
-std::string contents(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 TEST(AtomicFile, ALinkStaysAndItsTargetIsReplaced) {
   const TemporaryFolder folder;
@@ -37,7 +31,7 @@ TEST(AtomicFile, ALinkStaysAndItsTargetIsReplaced) {
   fs::create_symlink(target, link);
   replaceFileAtomically(link, "new", "JSON report");
   EXPECT_TRUE(fs::is_symlink(link));
-  EXPECT_EQ(contents(target), "new");
+  EXPECT_EQ(fileText(target), "new");
   EXPECT_EQ(std::distance(fs::directory_iterator(folder.path), fs::directory_iterator()), 2);  // no leftovers
 }
 
@@ -45,7 +39,7 @@ TEST(AtomicFile, AFifoIsWrittenThroughNotReplaced) {
   const TemporaryFolder folder;
   const fs::path fifo = folder.path / "pipe";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  std::future<std::string> reader = std::async(std::launch::async, [&] { return contents(fifo); });
+  std::future<std::string> reader = std::async(std::launch::async, [&] { return fileText(fifo); });
   replaceFileAtomically(fifo, "through the pipe", "JSON report");
   EXPECT_EQ(reader.get(), "through the pipe");
   EXPECT_TRUE(fs::is_fifo(fifo));
