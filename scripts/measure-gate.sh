@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 nkbench=build/harness/cli/nkbench
 runs=${1:-5}
 dir=out/measure-gate
+cmake --build build --target nkbench >/dev/null  # the code as it is
+rm -rf "$dir"  # runs of an earlier call or build would count with this one's
 mkdir -p "$dir"
 gate_run() {  # gate_run OUT.json [extra run options...]
   local out=$1

@@ -3,13 +3,18 @@
 # cases in two runs, so that each has its own table), the printed tables, and
 # the figures. HOST defaults to a name made from the CPU model.
 #   scripts/paper-results.sh [HOST] [extra `nkbench run` options...]
-# About 15 minutes on 2 cores; run it on a quiet machine.
+# About 10 minutes on 2 cores; run it on a quiet machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 nkbench=build/harness/cli/nkbench
-host=${1:-$("$nkbench" list | sed -n 's/^host: \(.*\) (.*/\1/p' | tr '[:upper:]' '[:lower:]' | tr -cs 'a-z0-9' '-' | sed 's/-$//')}
-shift || true
+# HOST is the first argument unless that is already an option for `nkbench run`.
+if [[ $# -gt 0 && $1 != -* ]]; then
+  host=$1
+  shift
+else
+  host=$("$nkbench" list | sed -n 's/^host: \(.*\) (.*/\1/p' | tr '[:upper:]' '[:lower:]' | tr -cs 'a-z0-9' '-' | sed 's/-$//')
+fi
 dir="results/$host"
 mkdir -p "$dir"
 for part in f32 bf16; do

@@ -20,10 +20,12 @@
 #                                            three runs in a row show
 #   scripts/perf-gate.sh --update [LEVEL...] rewrite the baselines of these
 #                                            levels (default all) from this host
-# Expects a built tree (scripts/setup.sh).
+# Expects a configured tree (scripts/setup.sh), which it brings up to date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 nkbench=build/harness/cli/nkbench
+[[ -f build/build.ninja || -f build/Makefile ]] || { echo "perf gate: no build/ here: run scripts/setup.sh" >&2; exit 2; }
+cmake --build build --target nkbench >/dev/null  # gate the code as it is, not an older binary
 baselines=results/gate
 levels=(avx2 avx512-bf16 amx)
 update=false
@@ -38,9 +40,15 @@ fi
 mkdir -p out "$baselines"
 status=0
 for isa in "${levels[@]}"; do
-  if ! "$nkbench" list --isa "$isa" >/dev/null 2>&1; then
-    echo "perf gate: this host lacks $isa: not gated"
-    continue
+  # Only nkbench's refusal of the level means the host lacks it; any other
+  # failure (a bad NKBENCH_TUNING or NKBENCH_HOST_CLASS, say) stops the gate.
+  if ! refusal=$("$nkbench" list --isa "$isa" --tuning none 2>&1 >/dev/null); then
+    if [[ $refusal == "nkbench: error: --isa $isa: "* ]]; then
+      echo "perf gate: this host lacks $isa: not gated"
+      continue
+    fi
+    echo "perf gate: nkbench list --isa $isa failed: $refusal" >&2
+    exit 2
   fi
   baseline="$baselines/gate-$isa.json"
   if [[ $isa == amx ]] && ! $update && [[ ! -f $baseline ]]; then
@@ -56,8 +64,12 @@ for isa in "${levels[@]}"; do
   esac
   # The analytic schedules: the gate watches the code, not a tuning file of this machine.
   measure() {
-    "$nkbench" run --suite "$suite" --isa "$isa" --filter "$filter" --backends mlir,libxsmm --tuning none --reps 9 \
-      --min-time 0.05 --quiet --json "$run" >/dev/null
+    if ! "$nkbench" run --suite "$suite" --isa "$isa" --filter "$filter" --backends mlir,libxsmm --tuning none \
+      --reps 9 --min-time 0.05 --quiet --json "$run" >"out/gate-$isa.txt" 2>&1; then
+      cat "out/gate-$isa.txt" >&2
+      echo "perf gate, $isa: the run failed (its table above)" >&2
+      exit 1
+    fi
   }
   measure
   if $update; then

@@ -38,7 +38,7 @@ logs=$(realpath "$logs")
 # first. A SIGFPE in nkbench itself still kills its test or errors its row.
 # (SIGSEGV and SIGBUS need nothing: the runner's child installs its own handler,
 # which ASan lets take over.)
-export ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:strict_string_checks=1:handle_sigfpe=0:log_path=$logs/asan"
+export ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:strict_string_checks=1:handle_sigfpe=0:log_path='$logs/asan'"  # quoted: the path may hold spaces
 # GCC 12's UBSan inside the ASan runtime ignores log_path and reports on stderr
 # only, so a finding exits with a status of its own, 99, which no test expects.
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=99"

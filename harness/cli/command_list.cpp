@@ -48,6 +48,11 @@ int list(const ListArguments& args) {
     throw Error(fmt::format("{} selects cases of a suite: give --suite", args.shard ? "--shard" : "--filter"));
   const std::optional<Shard> shard = parseShardOption(args.shard);
   const std::vector<int> thread_option = parseThreadsOption(args.threads);
+  // Bad input is refused before anything is printed.
+  const std::optional<Suite> suite = args.suite.empty() ? std::nullopt : std::optional<Suite>(loadSuite(args.suite));
+  const std::vector<SuiteCase> selected = suite ? selectCases(*suite, args.filter) : std::vector<SuiteCase>{};
+  if (suite && selected.empty())
+    throw Error(fmt::format("--filter '{}' matches no case of suite '{}'", args.filter, suite->name));
   const CpuFeatures features = detectCpuFeatures();
   std::cout << fmt::format("host: {} ({})\n", features.brand, features.vendor);
   std::cout << fmt::format("features: {}\n", fmt::join(features.flagNames(), " "));
@@ -69,10 +74,6 @@ int list(const ListArguments& args) {
   std::cout << fmt::format("tuning: {}\n", tuning.file.empty() ? "none (analytic schedules)" : tuning.file);
   config.mlir_tuning_file = tuning.file;
   config.mlir_tuned_schedules = tuning.by_class;
-  const std::optional<Suite> suite = args.suite.empty() ? std::nullopt : std::optional<Suite>(loadSuite(args.suite));
-  const std::vector<SuiteCase> selected = suite ? selectCases(*suite, args.filter) : std::vector<SuiteCase>{};
-  if (suite && selected.empty())
-    throw Error(fmt::format("--filter '{}' matches no case of suite '{}'", args.filter, suite->name));
   // The bf16 route depends on two measured peaks, as in `run`.
   const bool any_bf16 = std::any_of(selected.begin(), selected.end(),
                                     [](const SuiteCase& c) { return c.problem.dtype == DType::BF16; });

@@ -183,9 +183,9 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
                               kDefaultCaseTimeoutS))
       ->check(caseTimeout());
   cmd->add_flag("--quiet", args->quiet, "No progress bar on stderr (it only shows on a terminal anyway)");
-  cmd->footer("Exit status: 0 when every row passed or was skipped, 1 when a row failed verification or\n"
-              "errored (a crash or a timeout included), 2 on bad input (suite, options), 130 when\n"
-              "interrupted (SIGINT or SIGTERM: the reports hold the cases that completed).");
+  cmd->footer("Exit status: 0 when every row passed or was skipped, 1 when a row failed verification, was\n"
+              "mistrusted or errored (a crash or a timeout included), 2 on bad input (suite, options), 130\n"
+              "when interrupted (SIGINT or SIGTERM: the reports hold the cases that completed).");
   cmd->callback([args, &action, command_line] { action = [args, command_line] { return run(*args, command_line); }; });
 }
 

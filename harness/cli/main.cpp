@@ -5,12 +5,27 @@
 #include "harness/cli/commands.h"
 #include "harness/core/error.h"
 
+namespace {
+
+// A word as a POSIX shell reads it back: quoted where it holds anything but
+// plain characters, so that a report's command line can be run again.
+std::string shellWord(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                             "0123456789_./=:,@%+-") == std::string::npos;
+  if (plain) return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"nkbench: compile, run and verify matmul nanokernels against libxsmm, oneDNN and Eigen"};
   app.require_subcommand(1);
   nkbench::cli::Action action;
   std::string command_line;
-  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + shellWord(argv[i]);
   nkbench::cli::addRunCommand(app, action, command_line);
   nkbench::cli::addListCommand(app, action);
   nkbench::cli::addPeakCommand(app, action);

@@ -2,6 +2,7 @@
 // Google Benchmark's environment may not do to them.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -87,6 +88,20 @@ TEST(Outputs, GoogleBenchmarksEnvironmentChangesNothing) {
   EXPECT_EQ(row["status"], "passed");
   EXPECT_EQ(row["samples_ms"].size(), 2u);  // --reps 2
   EXPECT_FALSE(fs::exists(stray));
+}
+
+// The command line a report keeps runs again as it stands, spaces and quotes included.
+TEST(Outputs, TheReportsCommandLineRunsAgainInAShell) {
+  const fs::path suite = tempPath("it's spaced.yaml"), json = tempPath("command line.json");
+  std::ofstream(suite) << "suite: spaced\ncases:\n" << kOneCase;
+  const Outcome run = runNkbench("run --suite \"" + suite.string() + "\" --backends eigen --json '" + json.string() +
+                                 "' --filter 'g1[6]' " + kQuick);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const std::string command_line = readReport(json)["metadata"]["command_line"];
+  EXPECT_NE(command_line.find("'g1[6]'"), std::string::npos) << command_line;
+  fs::remove(json);
+  ASSERT_EQ(std::system((command_line + " > /dev/null").c_str()), 0) << command_line;
+  EXPECT_EQ(readReport(json)["rows"].size(), 1u);
 }
 
 }  // namespace
