@@ -210,7 +210,7 @@ TEST(SuiteErrors, YamlSyntax) {
 TEST(SuiteErrors, ASecondYamlDocumentIsRefused) {
   expectError("suite: a\ncases:\n  - {id: x, kind: gemm, shape: [8, 8, 8]}\n---\nsuite: b\ncases:\n"
               "  - {id: y, kind: gemm, shape: [8, 8, 8]}\n",
-              5, {"one YAML document, this one 2"});
+              4, {"one YAML document, and a second one starts here"});
 }
 
 TEST(SuiteErrors, NotAMapping) {
