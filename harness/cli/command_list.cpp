@@ -38,11 +38,6 @@ std::string verdict(const Backend& backend, const Problem& problem) {
   return plan ? "run: " + *plan : "run";
 }
 
-// A case's thread counts: its own, or the option's (as `run` has them).
-std::vector<int> threadCountsOf(const SuiteCase& c, const std::vector<int>& option) {
-  return c.threads > 0 ? std::vector<int>{c.threads} : option;
-}
-
 int list(const ListArguments& args) {
   if (args.suite.empty() && (!args.filter.empty() || args.shard))
     throw Error(fmt::format("{} selects cases of a suite: give --suite", args.shard ? "--shard" : "--filter"));

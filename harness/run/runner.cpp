@@ -111,11 +111,6 @@ struct ThreadGroup {
   bool placed = false;                    // in process: its OpenMP threads are placed and warmed up
 };
 
-// A case's thread counts: its own, or the run's.
-std::vector<int> threadCountsOf(const SuiteCase& c, const RunOptions& options) {
-  if (c.threads > 0) return {c.threads};
-  return options.threads;
-}
 
 std::vector<ResultRow> runInGroup(ThreadGroup& group, const SuiteCase& c, const RunOptions& options,
                                   const StageObserver& observe) {
@@ -158,6 +153,11 @@ std::vector<SuiteCase> selectCases(const Suite& suite, const std::string& filter
   return selected;
 }
 
+std::vector<int> threadCountsOf(const SuiteCase& c, const std::vector<int>& requested) {
+  if (c.threads > 0) return {c.threads};
+  return requested;
+}
+
 RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   requireDistinctBackends(options.backends);
   requireDistinctFiles(suite, options);
@@ -181,7 +181,7 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   }
   std::vector<int> thread_counts;
   for (const SuiteCase& c : cases)
-    for (int threads : threadCountsOf(c, options))
+    for (int threads : threadCountsOf(c, options.threads))
       if (std::find(thread_counts.begin(), thread_counts.end(), threads) == thread_counts.end())
         thread_counts.push_back(threads);
   if (thread_counts.empty()) thread_counts = options.threads;  // a shard without cases
@@ -285,12 +285,12 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   if (!options.csv_path.empty()) csv.emplace(options.csv_path);
 
   std::size_t rows_to_run = 0;
-  for (const SuiteCase& c : cases) rows_to_run += threadCountsOf(c, options).size();
+  for (const SuiteCase& c : cases) rows_to_run += threadCountsOf(c, options.threads).size();
   ProgressBar progress(rows_to_run, options.progress);
   const InterruptScope interrupts;
   for (std::size_t ci = 0; ci < cases.size() && !interruptRequested(); ++ci) {
     const SuiteCase& c = cases[ci];
-    for (int threads : threadCountsOf(c, options)) {
+    for (int threads : threadCountsOf(c, options.threads)) {
       if (interruptRequested()) break;
       ThreadGroup& group = groups.at(threads);
       const StageObserver show_progress = [&](std::size_t b, CaseStage stage, const ResultRow&) {

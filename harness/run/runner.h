@@ -64,4 +64,7 @@ std::vector<SuiteCase> selectCases(const Suite& suite, const std::string& filter
 // the reports exist from the start, so a shard without cases still leaves valid, empty ones.
 RunSummary runSuite(const Suite& suite, const RunOptions& options);
 
+// A case's thread counts: its own `threads`, or the ones requested (--threads).
+std::vector<int> threadCountsOf(const SuiteCase& c, const std::vector<int>& requested);
+
 }  // namespace nkbench
