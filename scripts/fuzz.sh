@@ -28,6 +28,8 @@ n=0
 while IFS= read -r line; do printf '%s' "$line" >"$seeds/fuzz_options/seed-$((n++))"; done <fuzz/option_seeds.txt
 
 cp fuzz/tuning_seed_v*.json "$seeds/fuzz_tuning/"
+# Inputs that once found a bug stay seeds, so the fuzzers start from them again.
+for found in fuzz/regressions/*/*; do cp "$found" "$seeds/$(basename "$(dirname "$found")")/"; done
 declare -A max_len=([fuzz_suite]=8192 [fuzz_report]=8192 [fuzz_options]=256 [fuzz_tuning]=8192)
 declare -A dict=([fuzz_suite]=suite.dict [fuzz_report]=report.dict [fuzz_options]=options.dict [fuzz_tuning]=tuning.dict)
 for target in "${targets[@]}"; do

@@ -65,7 +65,8 @@ struct ChildReport {
 // A fresh worker's warm-up (compilers, JIT, libraries, OpenMP) is timed apart
 // from the case, at least this long, so that a short --case-timeout, meant to
 // catch a hung kernel early, does not stop every worker before its first case.
-constexpr std::chrono::seconds kLeastWarmUpLimit{60};
+constexpr double kLeastWarmUpLimitS = 60;
+double warmUpLimitS(double case_timeout_s) { return std::max(case_timeout_s, kLeastWarmUpLimitS); }
 
 // Lines from the child: "ready", "stage INDEX STAGE ROW", "fault TEXT", "rows ROWS", "error TEXT".
 void readLine(const std::string& line, ChildReport& report, const std::vector<std::size_t>& indices,
@@ -303,9 +304,12 @@ IsolatedCases::Report IsolatedCases::attempt(const SuiteCase& c, const std::vect
   setRunningChild(worker_.pid);
   using Clock = std::chrono::steady_clock;
   const double timeout_s = isolation_.case_timeout_s;
-  const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  const auto seconds = [](double s) {
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+  };
+  const auto limit = seconds(timeout_s);
   // A fresh worker warms up first (warmUpBackends): the case's time starts when it is ready.
-  const auto warm_up_limit = std::max<Clock::duration>(limit, kLeastWarmUpLimit);
+  const auto warm_up_limit = seconds(warmUpLimitS(timeout_s));
   auto deadline = Clock::now() + (worker_.fresh ? warm_up_limit : limit);
   std::string pending;
   char buffer[65536];
@@ -360,7 +364,7 @@ std::vector<ResultRow> IsolatedCases::run(const SuiteCase& c, const StageObserve
     const std::string fault = report.fault.empty() ? "" : "; " + report.fault;
     if (!report.backend || *report.backend == kNoBackend) {
       // Before any backend ran: the case itself cannot run, or no worker could start.
-      const double warm_up_s = std::max(isolation_.case_timeout_s, double(kLeastWarmUpLimit.count()));
+      const double warm_up_s = warmUpLimitS(isolation_.case_timeout_s);
       for (std::size_t b : indices) {
         ResultRow row = blankRow(settings_, c, backends_[b]->name());
         row.status = VerifyStatus::Error;

@@ -219,4 +219,24 @@ TEST(Tune, ASpentBudgetLeavesTheRestAnalytic) {
   EXPECT_EQ(readReport(tuning).at("classes").size(), 1u);
 }
 
+// Runs under NKBENCH_TUNING=none read no file: tune has none to update unless named.
+TEST(Tune, TuningSwitchedOffByTheEnvironmentNeedsAnOutFile) {
+  const fs::path cache_home = tempPath("xdg-none");
+  fs::remove_all(cache_home);
+  const std::string environment = "NKBENCH_TUNING=none XDG_CACHE_HOME=" + cache_home.string();
+  const Outcome refused = runNkbench("tune --suite " + tuneSuite().string() + " --filter narrow" + kQuickTune, environment);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.output.find("NKBENCH_TUNING=none switches tuning off, so tune has no file to update: name one with "
+                                "--out FILE"),
+            std::string::npos)
+      << refused.output;
+  EXPECT_FALSE(fs::exists(cache_home / "nkbench" / "tuning.json"));
+  const fs::path named = tempPath("none-named.json");
+  fs::remove(named);
+  const Outcome tuned = runNkbench(
+      "tune --suite " + tuneSuite().string() + " --filter narrow --out " + named.string() + kQuickTune, environment);
+  EXPECT_EQ(tuned.exit_code, 0) << tuned.output;
+  EXPECT_TRUE(fs::exists(named));
+}
+
 }  // namespace

@@ -213,6 +213,25 @@ TEST(SuiteErrors, ASecondYamlDocumentIsRefused) {
               4, {"one YAML document, and a second one starts here"});
 }
 
+// Malformed suites the fuzzer once found a hang or crash on (fuzz/regressions/):
+// each gets its one-line error.
+TEST(SuiteErrors, InputsFuzzingFoundBugsOnGetOneLineErrors) {
+  const std::filesystem::path found = std::filesystem::path(NKBENCH_SOURCE_DIR) / "fuzz/regressions/fuzz_suite";
+  int inputs = 0;
+  for (const auto& file : std::filesystem::directory_iterator(found)) {
+    ++inputs;
+    try {
+      loadSuite(file.path());
+      ADD_FAILURE() << file.path() << ": expected an error";
+    } catch (const Error& error) {
+      const std::string message = error.what();
+      EXPECT_EQ(message.rfind(file.path().string() + ":", 0), 0u) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    }
+  }
+  EXPECT_GT(inputs, 0);
+}
+
 TEST(SuiteErrors, NotAMapping) {
   expectError("", 1, {"mapping", "nothing"});
   expectError("- a\n- b\n", 1, {"mapping", "a list"});
