@@ -19,7 +19,7 @@
 #include "harness/suite/shard.h"
 #include "kernels/mlir/schedule.h"
 #include "reference/compare.h"
-#include "reference/fill.h"
+#include "operands/fill.h"
 
 using namespace nkbench;
 

@@ -10,7 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/core/error.h"
-#include "reference/bf16.h"
+#include "operands/bf16.h"
 #include "reference/rounding_model.h"
 
 namespace nkbench {

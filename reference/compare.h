@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "harness/core/problem.h"
-#include "reference/fill.h"
+#include "operands/fill.h"
 #include "reference/reference_gemm.h"
 
 namespace nkbench {

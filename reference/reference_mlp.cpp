@@ -2,7 +2,7 @@
 
 #include <Eigen/Core>
 
-#include "reference/bf16.h"
+#include "operands/bf16.h"
 #include "reference/reference_eigen.h"
 #include "reference/rounding_model.h"
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "harness/core/problem.h"
-#include "reference/fill.h"
+#include "operands/fill.h"
 #include "reference/reference_gemm.h"
 
 namespace nkbench {

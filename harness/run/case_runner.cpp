@@ -11,7 +11,7 @@
 
 #include "harness/run/operand_sets.h"
 #include "harness/run/timing.h"
-#include "reference/c_operand.h"
+#include "operands/c_operand.h"
 #include "reference/compare.h"
 #include "reference/reference_gemm.h"
 #include "reference/reference_mlp.h"

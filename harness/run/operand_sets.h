@@ -12,9 +12,9 @@
 
 #include "harness/core/guarded_buffer.h"
 #include "harness/core/problem.h"
-#include "reference/bf16.h"
-#include "reference/c_operand.h"
-#include "reference/fill.h"
+#include "operands/bf16.h"
+#include "operands/c_operand.h"
+#include "operands/fill.h"
 
 namespace nkbench {
 

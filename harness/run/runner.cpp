@@ -33,8 +33,8 @@
 #include "harness/run/run_metadata.h"
 #include "harness/tune/tuning_selection.h"
 #include "kernels/registry.h"
-#include "reference/bf16.h"
-#include "reference/c_operand.h"
+#include "operands/bf16.h"
+#include "operands/c_operand.h"
 #include "reference/compare.h"
 #include "reference/reference_gemm.h"
 

@@ -12,7 +12,7 @@
 #include "harness/run/timing.h"
 #include "harness/suite/shard.h"
 #include "harness/suite/suite.h"
-#include "reference/fill.h"
+#include "operands/fill.h"
 
 namespace nkbench {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "harness/core/problem.h"
-#include "reference/bf16.h"
+#include "operands/bf16.h"
 
 namespace nkbench {
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "harness/core/error.h"
-#include "reference/vnni_packing.h"
+#include "operands/vnni_packing.h"
 
 namespace nkbench {
 namespace {

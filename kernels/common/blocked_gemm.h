@@ -14,8 +14,8 @@
 
 #include "harness/core/aligned_buffer.h"
 #include "harness/core/problem.h"
-#include "reference/bf16.h"
-#include "reference/packing.h"
+#include "operands/bf16.h"
+#include "operands/packing.h"
 
 namespace nkbench {
 

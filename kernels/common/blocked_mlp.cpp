@@ -6,8 +6,8 @@
 #include <type_traits>
 
 #include "harness/core/error.h"
-#include "reference/packing.h"
-#include "reference/vnni_packing.h"
+#include "operands/packing.h"
+#include "operands/vnni_packing.h"
 
 namespace nkbench {
 namespace {

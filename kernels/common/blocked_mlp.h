@@ -17,7 +17,7 @@
 #include "harness/core/aligned_buffer.h"
 #include "harness/core/problem.h"
 #include "kernels/common/blocked_gemm.h"
-#include "reference/bf16.h"
+#include "operands/bf16.h"
 
 namespace nkbench {
 

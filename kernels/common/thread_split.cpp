@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "reference/packing.h"
+#include "operands/packing.h"
 
 namespace nkbench {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "harness/core/problem.h"
-#include "reference/packing.h"
+#include "operands/packing.h"
 
 namespace nkbench {
 

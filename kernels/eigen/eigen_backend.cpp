@@ -9,7 +9,7 @@
 #include "kernels/common/thread_split.h"
 #include "kernels/eigen/eigen_mlp.h"
 #include "kernels/eigen/eigen_products.h"
-#include "reference/bf16.h"
+#include "operands/bf16.h"
 
 namespace nkbench {
 namespace {

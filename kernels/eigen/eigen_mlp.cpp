@@ -6,7 +6,7 @@
 
 #include "harness/core/aligned_buffer.h"
 #include "kernels/eigen/eigen_products.h"
-#include "reference/bf16.h"
+#include "operands/bf16.h"
 
 namespace nkbench::eigen {
 namespace {

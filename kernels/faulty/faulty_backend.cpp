@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "harness/core/error.h"
-#include "reference/bf16.h"
+#include "operands/bf16.h"
 
 namespace nkbench {
 namespace {

@@ -11,7 +11,7 @@
 #include "kernels/common/blocked_gemm.h"
 #include "kernels/common/thread_split.h"
 #include "kernels/libxsmm/libxsmm_common.h"
-#include "reference/vnni_packing.h"
+#include "operands/vnni_packing.h"
 
 namespace nkbench::libxsmm {
 namespace {

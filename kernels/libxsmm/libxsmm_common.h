@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
-#include "reference/bf16.h"
-#include "reference/packing.h"
+#include "operands/bf16.h"
+#include "operands/packing.h"
 
 namespace nkbench::libxsmm {
 

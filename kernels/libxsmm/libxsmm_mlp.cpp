@@ -15,7 +15,7 @@
 #include "kernels/common/block_epilogue.h"
 #include "kernels/common/blocked_mlp.h"
 #include "kernels/libxsmm/libxsmm_common.h"
-#include "reference/bf16.h"
+#include "operands/bf16.h"
 
 namespace nkbench::libxsmm {
 namespace {

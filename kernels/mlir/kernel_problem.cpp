@@ -6,7 +6,7 @@
 #include "kernels/common/thread_split.h"
 #include "kernels/mlir/amx/amx_payload_ir.h"
 #include "kernels/mlir/vector/payload_ir.h"
-#include "reference/vnni_packing.h"
+#include "operands/vnni_packing.h"
 
 namespace nkbench::mlir_backend {
 

@@ -21,8 +21,8 @@
 #include "kernels/mlir/mlir_compiler.h"
 #include "kernels/mlir/vector/payload_ir.h"
 #include "kernels/mlir/route_choice.h"
-#include "reference/bf16.h"
-#include "reference/vnni_packing.h"
+#include "operands/bf16.h"
+#include "operands/vnni_packing.h"
 #include "llvm/Config/llvm-config.h"
 
 namespace nkbench {

@@ -9,7 +9,7 @@
 
 #include "harness/core/isa.h"
 #include "harness/core/problem.h"
-#include "reference/packing.h"
+#include "operands/packing.h"
 
 namespace nkbench::mlir_backend {
 

@@ -7,7 +7,7 @@
 #include "harness/core/error.h"
 #include "kernels/common/blocked_gemm.h"
 #include "reference/compare.h"
-#include "reference/fill.h"
+#include "operands/fill.h"
 #include "reference/reference_gemm.h"
 #include "tests/support/test_problems.h"
 

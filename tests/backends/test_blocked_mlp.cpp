@@ -13,9 +13,9 @@
 
 #include "harness/core/error.h"
 #include "kernels/common/blocked_mlp.h"
-#include "reference/bf16.h"
+#include "operands/bf16.h"
 #include "reference/compare.h"
-#include "reference/fill.h"
+#include "operands/fill.h"
 #include "tests/support/mlp_test_support.h"
 #include "tests/support/test_problems.h"
 

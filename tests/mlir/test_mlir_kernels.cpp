@@ -12,10 +12,10 @@
 #include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_compiler.h"
 #include "reference/compare.h"
-#include "reference/fill.h"
-#include "reference/bf16.h"
+#include "operands/fill.h"
+#include "operands/bf16.h"
 #include "reference/reference_gemm.h"
-#include "reference/vnni_packing.h"
+#include "operands/vnni_packing.h"
 #include "tests/support/test_problems.h"
 
 namespace nkbench {

@@ -6,7 +6,7 @@
 
 #include "harness/core/aligned_buffer.h"
 #include "harness/core/problem.h"
-#include "reference/fill.h"
+#include "operands/fill.h"
 #include "tests/support/test_problems.h"
 
 namespace nkbench::test {

@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "reference/bf16.h"
+#include "operands/bf16.h"
 
 namespace nkbench {
 namespace {

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "naive_gemm.h"
-#include "reference/bf16.h"
+#include "operands/bf16.h"
 #include "reference/compare.h"
 
 namespace nkbench {

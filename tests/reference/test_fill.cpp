@@ -4,8 +4,8 @@
 #include <string>
 
 #include "naive_gemm.h"
-#include "reference/bf16.h"
-#include "reference/fill.h"
+#include "operands/bf16.h"
+#include "operands/fill.h"
 #include "reference/reference_gemm.h"
 
 namespace nkbench {

@@ -1,4 +1,4 @@
-// The mlp kind's fill, reference and verification (reference/fill.h,
+// The mlp kind's fill, reference and verification (operands/fill.h,
 // reference/reference_mlp.h, reference/compare.h).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "naive_gemm.h"
-#include "reference/bf16.h"
+#include "operands/bf16.h"
 #include "reference/compare.h"
-#include "reference/fill.h"
+#include "operands/fill.h"
 #include "reference/reference_gemm.h"
 #include "reference/reference_mlp.h"
 #include "tests/support/test_problems.h"

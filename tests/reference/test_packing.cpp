@@ -6,7 +6,7 @@
 
 #include "harness/core/error.h"
 #include "naive_gemm.h"
-#include "reference/packing.h"
+#include "operands/packing.h"
 
 namespace nkbench {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "harness/core/error.h"
-#include "reference/vnni_packing.h"
+#include "operands/vnni_packing.h"
 
 namespace nkbench {
 namespace {

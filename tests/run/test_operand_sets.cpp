@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "harness/run/operand_sets.h"
-#include "reference/c_operand.h"
+#include "operands/c_operand.h"
 #include "tests/support/test_problems.h"
 
 namespace nkbench {

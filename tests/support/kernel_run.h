@@ -13,7 +13,7 @@
 #include "harness/core/guarded_buffer.h"
 #include "harness/core/problem.h"
 #include "kernels/backend.h"
-#include "reference/bf16.h"
+#include "operands/bf16.h"
 #include "reference/compare.h"
 
 namespace nkbench::test {

@@ -14,10 +14,10 @@
 #include <utility>
 
 #include "kernels/backend.h"
-#include "reference/bf16.h"
-#include "reference/c_operand.h"
+#include "operands/bf16.h"
+#include "operands/c_operand.h"
 #include "reference/compare.h"
-#include "reference/fill.h"
+#include "operands/fill.h"
 #include "reference/reference_mlp.h"
 #include "tests/support/kernel_run.h"
 #include "tests/support/test_problems.h"

@@ -1,6 +1,6 @@
 // Rounding f32 to bf16 on hosts without avx512-bf16, where LLVM would call a
 // library function per element: integer arithmetic in the kernel instead,
-// equal to toBFloat16 (reference/bf16.h) bit for bit: round to nearest even,
+// equal to toBFloat16 (operands/bf16.h) bit for bit: round to nearest even,
 // denormals kept, a NaN made quiet with its sign and kept payload.
 #pragma once
 

@@ -18,7 +18,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "reference/bf16.h"
+#include "operands/bf16.h"
 #include "tests/support/kernel_ir.h"
 
 namespace nkbench::mlir_backend {

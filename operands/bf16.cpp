@@ -1,4 +1,4 @@
-#include "reference/bf16.h"
+#include "operands/bf16.h"
 
 #include <algorithm>
 #include <cmath>

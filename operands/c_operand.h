@@ -8,8 +8,8 @@
 #include "harness/core/aligned_buffer.h"
 #include "harness/core/guarded_buffer.h"
 #include "harness/core/problem.h"
-#include "reference/bf16.h"
-#include "reference/fill.h"
+#include "operands/bf16.h"
+#include "operands/fill.h"
 
 namespace nkbench {
 

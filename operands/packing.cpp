@@ -1,11 +1,11 @@
-#include "reference/packing.h"
+#include "operands/packing.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "harness/core/error.h"
-#include "reference/bf16.h"
+#include "operands/bf16.h"
 
 namespace nkbench {
 namespace {

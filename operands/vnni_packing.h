@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "harness/core/aligned_buffer.h"
-#include "reference/bf16.h"
-#include "reference/packing.h"
+#include "operands/bf16.h"
+#include "operands/packing.h"
 
 namespace nkbench {
 

@@ -1,11 +1,11 @@
-#include "reference/fill.h"
+#include "operands/fill.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
-#include "reference/bf16.h"
+#include "operands/bf16.h"
 
 namespace nkbench {
 namespace {

@@ -1,4 +1,4 @@
-#include "reference/c_operand.h"
+#include "operands/c_operand.h"
 
 #include <limits>
 

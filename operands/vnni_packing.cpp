@@ -1,4 +1,4 @@
-#include "reference/vnni_packing.h"
+#include "operands/vnni_packing.h"
 
 #include <algorithm>
 #include <initializer_list>
