@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "harness/core/aligned_buffer.h"
+#include "harness/core/memory/aligned_buffer.h"
 
 namespace nkbench {
 

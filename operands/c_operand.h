@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "harness/core/aligned_buffer.h"
-#include "harness/core/guarded_buffer.h"
+#include "harness/core/memory/aligned_buffer.h"
+#include "harness/core/memory/guarded_buffer.h"
 #include "harness/core/problem.h"
 #include "operands/bf16.h"
 #include "operands/fill.h"

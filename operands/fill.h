@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/core/aligned_buffer.h"
+#include "harness/core/memory/aligned_buffer.h"
 #include "harness/core/problem.h"
 
 namespace nkbench {

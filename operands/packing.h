@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "harness/core/aligned_buffer.h"
+#include "harness/core/memory/aligned_buffer.h"
 
 namespace nkbench {
 

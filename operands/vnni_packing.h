@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "harness/core/aligned_buffer.h"
+#include "harness/core/memory/aligned_buffer.h"
 #include "operands/bf16.h"
 #include "operands/packing.h"
 

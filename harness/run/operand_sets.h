@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/core/guarded_buffer.h"
+#include "harness/core/memory/guarded_buffer.h"
 #include "harness/core/problem.h"
 #include "operands/bf16.h"
 #include "operands/c_operand.h"

@@ -27,7 +27,7 @@
 #include "harness/report/json_writer.h"
 #include "harness/run/case_runner.h"
 #include "harness/run/interrupt.h"
-#include "harness/run/isolated_case.h"
+#include "harness/run/isolation/isolated_case.h"
 #include "harness/run/operand_sets.h"
 #include "harness/run/progress.h"
 #include "harness/run/run_metadata.h"

@@ -16,7 +16,7 @@
 #include "harness/host/pinning.h"
 #include "harness/run/case_runner.h"
 #include "harness/run/interrupt.h"
-#include "harness/run/isolated_case.h"
+#include "harness/run/isolation/isolated_case.h"
 #include "harness/run/progress.h"
 #include "harness/run/run_metadata.h"
 #include "harness/run/runner.h"

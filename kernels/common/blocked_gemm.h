@@ -12,7 +12,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "harness/core/aligned_buffer.h"
+#include "harness/core/memory/aligned_buffer.h"
 #include "harness/core/problem.h"
 #include "operands/bf16.h"
 #include "operands/packing.h"

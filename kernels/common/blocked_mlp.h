@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "harness/core/aligned_buffer.h"
+#include "harness/core/memory/aligned_buffer.h"
 #include "harness/core/problem.h"
 #include "kernels/common/blocked_gemm.h"
 #include "operands/bf16.h"

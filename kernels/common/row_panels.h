@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "harness/core/aligned_buffer.h"
+#include "harness/core/memory/aligned_buffer.h"
 #include "kernels/backend.h"
 
 namespace nkbench {

@@ -5,7 +5,7 @@
 #include <Eigen/Core>  // version macros only; the products live in eigen_products.cpp
 
 #include "harness/core/error.h"
-#include "harness/core/aligned_buffer.h"
+#include "harness/core/memory/aligned_buffer.h"
 #include "kernels/common/thread_split.h"
 #include "kernels/eigen/eigen_mlp.h"
 #include "kernels/eigen/eigen_products.h"

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "harness/core/aligned_buffer.h"
+#include "harness/core/memory/aligned_buffer.h"
 #include "kernels/eigen/eigen_products.h"
 #include "operands/bf16.h"
 

@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "harness/core/aligned_buffer.h"
+#include "harness/core/memory/aligned_buffer.h"
 #include "harness/core/error.h"
 #include "kernels/common/block_epilogue.h"
 #include "kernels/common/blocked_mlp.h"

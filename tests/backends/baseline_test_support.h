@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/core/aligned_buffer.h"
+#include "harness/core/memory/aligned_buffer.h"
 #include "harness/core/isa.h"
 #include "kernels/backend.h"
 #include "kernels/eigen/eigen_backend.h"

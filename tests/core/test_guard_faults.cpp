@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "harness/core/guarded_buffer.h"
+#include "harness/core/memory/guarded_buffer.h"
 
 namespace nkbench {
 namespace {

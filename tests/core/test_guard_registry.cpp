@@ -3,7 +3,7 @@
 #include <array>
 #include <cstring>
 
-#include "harness/core/guard_registry.h"
+#include "harness/core/memory/guard_registry.h"
 
 namespace nkbench {
 namespace {

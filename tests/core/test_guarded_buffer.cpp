@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "harness/core/guarded_buffer.h"
+#include "harness/core/memory/guarded_buffer.h"
 
 namespace nkbench {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "harness/core/aligned_buffer.h"
+#include "harness/core/memory/aligned_buffer.h"
 #include "harness/core/problem.h"
 #include "operands/fill.h"
 #include "tests/support/test_problems.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/run/isolated_case.h"
+#include "harness/run/isolation/isolated_case.h"
 #include "harness/run/runner.h"
 #include "tests/backends/baseline_test_support.h"
 

@@ -9,8 +9,8 @@
 #include <span>
 #include <string>
 
-#include "harness/core/aligned_buffer.h"
-#include "harness/core/guarded_buffer.h"
+#include "harness/core/memory/aligned_buffer.h"
+#include "harness/core/memory/guarded_buffer.h"
 #include "harness/core/problem.h"
 #include "kernels/backend.h"
 #include "operands/bf16.h"

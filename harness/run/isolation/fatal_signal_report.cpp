@@ -1,4 +1,4 @@
-#include "harness/run/fatal_signal_report.h"
+#include "harness/run/isolation/fatal_signal_report.h"
 
 #include <signal.h>
 #include <ucontext.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <initializer_list>
 
-#include "harness/core/guard_registry.h"
+#include "harness/core/memory/guard_registry.h"
 
 namespace nkbench {
 namespace {

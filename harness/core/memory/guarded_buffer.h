@@ -25,7 +25,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "harness/core/guard_registry.h"
+#include "harness/core/memory/guard_registry.h"
 
 namespace nkbench {
 

@@ -1,4 +1,4 @@
-#include "harness/core/guarded_buffer.h"
+#include "harness/core/memory/guarded_buffer.h"
 
 #include <fmt/format.h>
 #include <sys/mman.h>

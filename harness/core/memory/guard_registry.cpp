@@ -1,4 +1,4 @@
-#include "harness/core/guard_registry.h"
+#include "harness/core/memory/guard_registry.h"
 
 #include <ucontext.h>
 

@@ -1,4 +1,4 @@
-#include "harness/run/isolated_case.h"
+#include "harness/run/isolation/isolated_case.h"
 
 #include <fmt/format.h>
 #include <poll.h>
@@ -23,7 +23,7 @@
 #include "harness/host/pinning.h"
 #include "harness/report/json_reader.h"
 #include "harness/report/json_writer.h"
-#include "harness/run/fatal_signal_report.h"
+#include "harness/run/isolation/fatal_signal_report.h"
 #include "harness/run/interrupt.h"
 
 namespace nkbench {
