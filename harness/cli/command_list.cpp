@@ -13,6 +13,7 @@
 #include "harness/core/host_class.h"
 #include "harness/host/cache_info.h"
 #include "harness/host/peak.h"
+#include "harness/host/pinning.h"
 #include "harness/run/runner.h"
 #include "harness/suite/suite.h"
 #include "harness/tune/tuning_selection.h"
@@ -48,7 +49,18 @@ int list(const ListArguments& args) {
   const std::vector<SuiteCase> selected = suite ? selectCases(*suite, args.filter) : std::vector<SuiteCase>{};
   if (suite && selected.empty())
     throw Error(fmt::format("--filter '{}' matches no case of suite '{}'", args.filter, suite->name));
+  const std::vector<SuiteCase> cases = suite && shard ? casesOfShard(selected, *shard) : selected;
+  // As `run` refuses them: counts beyond this process's cores.
+  if (suite)
+    threadCountsToRun(*suite, selected, cases, thread_option);
+  else
+    for (int threads : thread_option) coresForThreads(threads);
   const CpuFeatures features = detectCpuFeatures();
+  std::string isa_error;
+  const auto isa = resolveIsa(parseIsaOption(args.isa), features, &isa_error);
+  if (!isa) throw Error(isa_error);
+  const TuningSelection tuning = selectTuning(args.tuning, *isa, thisTuningHost(features, hostCacheSizes()));
+
   std::cout << fmt::format("host: {} ({})\n", features.brand, features.vendor);
   std::cout << fmt::format("features: {}\n", fmt::join(features.flagNames(), " "));
   if (!features.host_class.empty())
@@ -56,15 +68,11 @@ int list(const ListArguments& args) {
                              kHostClassVariable);
   const auto best = bestIsa(features);
   std::cout << fmt::format("best isa: {}\n", best ? std::string(toString(*best)) : "none (needs AVX2+FMA)");
-  std::string isa_error;
-  const auto isa = resolveIsa(parseIsaOption(args.isa), features, &isa_error);
-  if (!isa) throw Error(isa_error);
   std::cout << fmt::format("run isa: {}\n\nbackends:\n", toString(*isa));
 
   BackendConfig config;
   config.isa = *isa;
   config.host = features;
-  const TuningSelection tuning = selectTuning(args.tuning, *isa, thisTuningHost(features, hostCacheSizes()));
   if (!tuning.warning.empty()) std::cerr << tuning.warning << "\n";
   std::cout << fmt::format("tuning: {}\n", tuning.file.empty() ? "none (analytic schedules)" : tuning.file);
   config.mlir_tuning_file = tuning.file;
@@ -97,7 +105,7 @@ int list(const ListArguments& args) {
   if (!suite) return kExitOk;
   std::cout << fmt::format("\nsuite {} ({}){}:\n", suite->name, suite->path.string(),
                            shard ? ", shard " + toString(*shard) : "");
-  for (const SuiteCase& c : shard ? casesOfShard(selected, *shard) : selected) {
+  for (const SuiteCase& c : cases) {
     std::cout << fmt::format("  {:<28} {}\n", c.id, c.problem.describe());
     const std::vector<int> counts = threadCountsOf(c, thread_option);
     for (int threads : counts)

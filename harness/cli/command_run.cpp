@@ -87,6 +87,7 @@ int run(const RunArguments& args, const std::string& command_line) {
   options.mlir_schedule = args.schedule;
   options.tuning = args.tuning;
   options.kernel_cache_dir = mlir_backend::kernelCacheDirOf(args.kernel_cache).string();
+  mlir_backend::warnIfKernelCacheUnwritable(options.kernel_cache_dir);
   options.filter = args.filter;
   options.timing.repetitions = args.repetitions;
   options.timing.min_time_s = args.min_time_s;
@@ -171,7 +172,7 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
                   "last-level cache")
       ->capture_default_str();
   cmd->add_option("--cold-mib", args->cold_mib,
-                  "Cold cache: MiB the operand copies span together (default: twice the last-level cache)")
+                  "Cold cache: MiB the operand copies span together (default, or 0: twice the last-level cache)")
       ->check(coldMib());
   cmd->add_flag("--isolate,!--no-isolate", args->isolate,
                 "Run each case in a child process, so that a kernel that crashes or hangs costs its own row "

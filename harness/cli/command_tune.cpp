@@ -54,11 +54,13 @@ int tune(const TuneArguments& args, const std::string& command_line) {
   options.filter = args.filter;
   options.out = args.out.empty() ? defaultTuningPath() : std::filesystem::path(args.out);
   options.out_is_default = args.out.empty() && !environmentTuningPath();
+  options.out_from_environment = args.out.empty() && environmentTuningPath();
   options.budget_s = args.budget_s;
   options.candidates = args.candidates;
   options.cases_per_class = args.cases_per_class;
   options.isolate = args.isolate;
   options.kernel_cache_dir = mlir_backend::kernelCacheDirOf(args.kernel_cache).string();
+  mlir_backend::warnIfKernelCacheUnwritable(options.kernel_cache_dir);
   options.progress = !args.quiet;
   options.command_line = command_line;
 

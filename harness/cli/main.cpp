@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -36,8 +37,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    const int code = app.exit(error);
-    return code == 0 ? 0 : nkbench::cli::kExitUsage;
+    if (error.get_exit_code() == 0) return app.exit(error);  // --help
+    // One line, as every other refusal of bad input.
+    std::string message = error.what();
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    std::cerr << "nkbench: error: " << message << " (see --help)\n";
+    return nkbench::cli::kExitUsage;
   }
   try {
     return action();

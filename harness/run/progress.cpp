@@ -30,11 +30,13 @@ std::size_t terminalWidth() {
 }  // namespace
 
 std::string formatProgressLine(std::size_t done, std::size_t total, const std::string& activity,
-                               double elapsed_s, std::size_t width) {
+                               double elapsed_s, std::size_t width, double time_limit_s) {
   const std::size_t filled = total ? std::min(kBarCells, done * kBarCells / total) : kBarCells;
   // Cases cost about the same (fixed repetitions of a fixed minimum time), so
   // the time per finished case extrapolates.
-  const std::string eta = done == 0 ? "ETA ?" : formatDuration(elapsed_s / double(done) * double(total - done)) + " left";
+  double left_s = time_limit_s - elapsed_s;
+  if (done > 0) left_s = std::min(left_s, elapsed_s / double(done) * double(total - std::min(done, total)));
+  const std::string eta = std::isfinite(left_s) ? formatDuration(left_s) + " left" : "ETA ?";
   std::string line = fmt::format("[{}{}] {}/{} ", std::string(filled, '#'), std::string(kBarCells - filled, '-'),
                                  done, total);
   const std::string tail = "  " + eta;
@@ -51,13 +53,18 @@ void ProgressBar::show(const std::string& activity) {
   activity_ = activity;
   if (!visible_) return;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  std::cerr << "\r\033[K" << formatProgressLine(done_, total_, activity_, elapsed, terminalWidth() - 1)
+  std::cerr << "\r\033[K" << formatProgressLine(done_, total_, activity_, elapsed, terminalWidth() - 1, time_limit_s_)
             << std::flush;
 }
 
 void ProgressBar::caseDone() {
   ++done_;
   show("");
+}
+
+void ProgressBar::dropSteps(std::size_t steps) {
+  total_ -= std::min(steps, total_ - std::min(done_, total_));
+  show(activity_);
 }
 
 void ProgressBar::message(const std::string& text) {

@@ -4,15 +4,18 @@
 
 #include <chrono>
 #include <cstddef>
+#include <limits>
 #include <ostream>
 #include <string>
 
 namespace nkbench {
 
 // "[#####-----] 12/40 brgemm-64x64x64-b16 mlir: verify  1m05s left", cut to `width`
-// columns. Before the first case is done there is no estimate ("ETA ?").
+// columns. Before the first case is done there is no estimate ("ETA ?"). The
+// estimate stops at `time_limit_s` of elapsed time, where the work is bounded by one.
 std::string formatProgressLine(std::size_t done, std::size_t total, const std::string& activity,
-                               double elapsed_s, std::size_t width);
+                               double elapsed_s, std::size_t width,
+                               double time_limit_s = std::numeric_limits<double>::infinity());
 
 class ProgressBar {
  public:
@@ -24,6 +27,10 @@ class ProgressBar {
 
   void show(const std::string& activity);  // redraws the line for the current case
   void caseDone();
+  // Steps counted in the total that will not run (a tuning stage its budget cut).
+  void dropSteps(std::size_t steps);
+  // The work ends by this many seconds after the bar started (a tuning budget).
+  void limitTime(double seconds) { time_limit_s_ = seconds; }
   // Prints a message on its own line without breaking the bar.
   void message(const std::string& text);
 
@@ -32,6 +39,7 @@ class ProgressBar {
   bool visible_;
   std::size_t total_, done_ = 0;
   std::string activity_;
+  double time_limit_s_ = std::numeric_limits<double>::infinity();
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 

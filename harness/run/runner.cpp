@@ -158,6 +158,25 @@ std::vector<int> threadCountsOf(const SuiteCase& c, const std::vector<int>& requ
   return requested;
 }
 
+std::vector<int> threadCountsToRun(const Suite& suite, const std::vector<SuiteCase>& selected,
+                                   const std::vector<SuiteCase>& cases, const std::vector<int>& requested) {
+  const std::vector<int>& cores = usableCores();
+  for (const SuiteCase& c : selected) {
+    if (c.threads <= 0 || std::size_t(c.threads) <= cores.size()) continue;
+    throw Error(fmt::format("{}:{}: case '{}' asks for threads: {}, and this process may use {} core{}",
+                            suite.path.string(), c.line, c.id, c.threads, cores.size(), cores.size() == 1 ? "" : "s"));
+  }
+  std::vector<int> thread_counts;
+  for (const SuiteCase& c : cases)
+    for (int threads : threadCountsOf(c, requested))
+      if (std::find(thread_counts.begin(), thread_counts.end(), threads) == thread_counts.end())
+        thread_counts.push_back(threads);
+  if (thread_counts.empty()) thread_counts = requested;  // a shard without cases
+  std::sort(thread_counts.begin(), thread_counts.end());
+  for (int threads : thread_counts) coresForThreads(threads);
+  return thread_counts;
+}
+
 RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   requireDistinctBackends(options.backends);
   requireDistinctFiles(suite, options);
@@ -170,23 +189,8 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
     throw Error(fmt::format("--filter '{}' matches no case of suite '{}'", options.filter, suite.name));
   const std::vector<SuiteCase> cases = options.shard ? casesOfShard(selected, *options.shard) : selected;
 
-  // Every thread count the run needs, refused before anything runs if the cores
-  // are too few: each case of the suite, not of this shard only, so that every
-  // shard of a suite says the same; a case's own count names the case.
-  const std::vector<int>& cores = usableCores();  // before the pinning below narrows the affinity
-  for (const SuiteCase& c : selected) {
-    if (c.threads <= 0 || std::size_t(c.threads) <= cores.size()) continue;
-    throw Error(fmt::format("{}:{}: case '{}' asks for threads: {}, and this process may use {} core{}",
-                            suite.path.string(), c.line, c.id, c.threads, cores.size(), cores.size() == 1 ? "" : "s"));
-  }
-  std::vector<int> thread_counts;
-  for (const SuiteCase& c : cases)
-    for (int threads : threadCountsOf(c, options.threads))
-      if (std::find(thread_counts.begin(), thread_counts.end(), threads) == thread_counts.end())
-        thread_counts.push_back(threads);
-  if (thread_counts.empty()) thread_counts = options.threads;  // a shard without cases
-  std::sort(thread_counts.begin(), thread_counts.end());
-  for (int threads : thread_counts) coresForThreads(threads);
+  // Refused before anything runs if the cores are too few (before the pinning below narrows the affinity).
+  const std::vector<int> thread_counts = threadCountsToRun(suite, selected, cases, options.threads);
 
   BackendConfig config;
   config.isa = *isa;
@@ -200,7 +204,7 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
 
   // Pinned: one thread on one core, or one per core (omp_threads.h).
   std::string pin_error;
-  if (!pinCurrentThreadToCpu(cores.front(), &pin_error) && options.progress)
+  if (!pinCurrentThreadToCpu(usableCores().front(), &pin_error) && options.progress)
     std::cerr << "warning: cannot pin to one core: " << pin_error << "\n";
   const bool any_bf16 = std::any_of(cases.begin(), cases.end(),
                                     [](const SuiteCase& c) { return c.problem.dtype == DType::BF16; });
@@ -254,8 +258,13 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   }
 
   // Cold cache: each call's operands were last touched 2x the last-level cache ago.
+  const std::int64_t last_level_bytes = hostCacheSizes().last_level_bytes;
   const std::int64_t cold_rotation_bytes =
-      options.cold_rotation_bytes > 0 ? options.cold_rotation_bytes : 2 * hostCacheSizes().last_level_bytes;
+      options.cold_rotation_bytes > 0 ? options.cold_rotation_bytes : 2 * last_level_bytes;
+  if (options.cache == CacheMode::Cold && cold_rotation_bytes < last_level_bytes)
+    std::cerr << fmt::format("warning: --cold-mib {:g} spans less than the last-level cache ({:g} MiB): calls may find "
+                             "their operands still in it\n",
+                             double(cold_rotation_bytes) / (1 << 20), double(last_level_bytes) / (1 << 20));
   summary.metadata.cache = std::string(toString(options.cache));
 
   // One set of backends per thread count, each with its own worker.

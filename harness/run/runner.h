@@ -67,4 +67,11 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options);
 // A case's thread counts: its own `threads`, or the ones requested (--threads).
 std::vector<int> threadCountsOf(const SuiteCase& c, const std::vector<int>& requested);
 
+// The thread counts `cases` run at, each once, in order. Error where this
+// process has too few cores for one: checked for every case of `selected` (the
+// whole selection, not a shard's, so that every shard says the same), a case's
+// own count naming its file:line.
+std::vector<int> threadCountsToRun(const Suite& suite, const std::vector<SuiteCase>& selected,
+                                   const std::vector<SuiteCase>& cases, const std::vector<int>& requested);
+
 }  // namespace nkbench

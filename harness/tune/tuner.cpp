@@ -164,7 +164,7 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
   const TuningHost here = thisTuningHost(features, caches);
 
   // A file that cannot be updated is refused (or, at the default path, reported) before anything is measured.
-  const TuningTarget target{options.out, options.out_is_default};
+  const TuningTarget target{options.out, options.out_is_default, options.out_from_environment};
   const TuningBuild build = thisTuningBuild();
   TuneSummary summary;
   std::string replaced;
@@ -173,8 +173,8 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
     if (!replaced.empty() && replaced != warned) std::cerr << "warning: " << replaced << "\n";
     warned = replaced;
   };
-  summary.tuning = tuningToUpdate(target, here, build, replaced);
-  warnOnce();
+  prepareTuningTarget(target);
+  summary.tuning = tuningToUpdate(target, here, build, replaced);  // warned of when the first class replaces it
   summary.tuning.host = here;
 
   // Classes in the order their first case comes in the suite.
@@ -205,18 +205,29 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
   analytic_request.caches = caches;
   analytic_request.peaks = {peaks.fp32_fma_gflops, peaks.bf16_dot_gflops};
   Tuner tuner(options, *isa, features, peaks);
+  // Steps of the bar: per case measured, rank register blocks, (GEMM blocks,) settings, confirm.
+  const auto casesOf = [&](const ClassCases& k) { return std::min(options.cases_per_class, k.cases.size()); };
+  const auto stepsOf = [&](const ClassCases& k) {
+    return casesOf(k) * (k.cases.front().problem.kind == OpKind::Gemm ? 4 : 3);
+  };
   std::size_t steps = 0;
-  for (const ClassCases& k : classes) {
-    const std::size_t cases = std::min(options.cases_per_class, k.cases.size());
-    const bool gemm = k.cases.front().problem.kind == OpKind::Gemm;
-    steps += cases * (gemm ? 4 : 3);  // rank register blocks, (GEMM blocks,) settings, confirm
-  }
+  for (const ClassCases& k : classes) steps += stepsOf(k);
   ProgressBar progress(steps, options.progress);
+  progress.limitTime(options.budget_s);
   const InterruptScope interrupts;
-  for (const ClassCases& k : classes) {
-    if (interruptRequested()) break;
+  const auto notReached = [&](std::size_t from) {
+    for (std::size_t rest = from; rest < classes.size(); ++rest)
+      summary.skipped.push_back(fmt::format("{}: interrupted", classes[rest].shape_class));
+  };
+  for (std::size_t index = 0; index < classes.size(); ++index) {
+    const ClassCases& k = classes[index];
+    if (interruptRequested()) {
+      notReached(index);
+      break;
+    }
     if (!tuner.budgetLeft()) {
       summary.skipped.push_back(fmt::format("{}: the budget of {:g} s was spent", k.shape_class, options.budget_s));
+      progress.dropSteps(stepsOf(k));
       continue;
     }
     const std::vector<SuiteCase> cases = representatives(k.cases, options.cases_per_class);
@@ -245,6 +256,8 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
       if (leader->schedule != kAnalyticSchedule) return leader->schedule;
       return one_analytic;
     };
+    // The stages after the ranking run while the budget lasts; the bar drops those that do not.
+    bool gemm_blocks_measured = false, settings_measured = false;
     if (leader && problems.front().kind == OpKind::Gemm && tuner.budgetLeft() && leaderName()) {
       std::vector<std::string> gemm_blocks = mlir_backend::gemmBlockCandidates(*leaderName());
       gemm_blocks.erase(gemm_blocks.begin());  // measured already
@@ -252,8 +265,10 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
         Measured around = tuner.measure(cases, gemm_blocks, kRankTiming, progress, k.shape_class);
         tuned.measured.insert(tuned.measured.end(), around.results.begin(), around.results.end());
         leader = best(tuned.measured);
+        gemm_blocks_measured = true;
       }
     }
+    if (problems.front().kind == OpKind::Gemm && !gemm_blocks_measured) progress.dropSteps(cases.size());
     // The leader's settings: the form of its edge rows, its prefetch distance.
     if (leader && tuner.budgetLeft() && leaderName()) {
       const std::vector<std::string> settings = mlir_backend::settingCandidates(*leaderName(), problems, caches);
@@ -261,10 +276,13 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
         Measured variants = tuner.measure(cases, settings, kRankTiming, progress, k.shape_class);
         tuned.measured.insert(tuned.measured.end(), variants.results.begin(), variants.results.end());
         leader = best(tuned.measured);
+        settings_measured = true;
       }
     }
+    if (!settings_measured) progress.dropSteps(cases.size());
     if (!leader) {
       summary.skipped.push_back(fmt::format("{}: no candidate passed verification", k.shape_class));
+      progress.dropSteps(cases.size());  // nothing to confirm
       continue;
     }
     // Confirm: the leader against the analytic routes, timed longer, interleaved.
@@ -281,8 +299,12 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
         tuned.gflops = tuned.analytic_gflops;
     } else {
       tuned.analytic_gflops = tuned.gflops = leader->gflops;
+      progress.dropSteps(cases.size());
     }
-    if (interruptRequested()) break;
+    if (interruptRequested()) {
+      notReached(index);
+      break;
+    }
     // Written after each class: an interrupted tuning keeps what it measured.
     summary.tuning = putTunedClass(target, tuned, here, build, replaced);
     warnOnce();

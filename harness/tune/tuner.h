@@ -19,6 +19,7 @@ struct TuneOptions {
   std::string filter;      // regex on case ids; empty: all
   std::filesystem::path out;  // the tuning file, read first and updated class by class (tuning_update.h)
   bool out_is_default = false;  // `out` is the default path: a file there that does not hold here is replaced
+  bool out_from_environment = false;  // `out` is $NKBENCH_TUNING's
   // Seconds the measurements may take in all; past it, the classes not yet
   // tuned keep the analytic schedules (and are not written).
   double budget_s = 600.0;

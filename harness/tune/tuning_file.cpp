@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -141,8 +143,11 @@ void Tuning::put(TunedClass tuned) {
 }
 
 Tuning readTuningFile(const std::filesystem::path& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw Error(fmt::format("tuning file {}: is a directory", path.string()));
   std::ifstream in(path);
-  if (!in) throw Error(fmt::format("tuning file {}: cannot be read", path.string()));
+  if (!in) throw Error(fmt::format("tuning file {}: cannot be read ({})", path.string(), std::strerror(errno)));
   std::stringstream text;
   text << in.rdbuf();
   return parseTuning(text.str(), path.string());
@@ -197,7 +202,10 @@ std::optional<std::string> tuningHostMismatch(const TuningHost& tuned, const Tun
 }
 
 std::optional<std::filesystem::path> environmentTuningPath() {
-  if (const char* set = std::getenv("NKBENCH_TUNING"); set && *set && std::string_view(set) != "none") return set;
+  // "auto" there means what it means on the command line: the default path.
+  if (const char* set = std::getenv("NKBENCH_TUNING");
+      set && *set && std::string_view(set) != "none" && std::string_view(set) != "auto")
+    return set;
   return std::nullopt;
 }
 

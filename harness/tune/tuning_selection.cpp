@@ -31,9 +31,15 @@ TuningSelection explicitFile(const std::filesystem::path& path, const std::strin
 TuningSelection selectTuning(const std::string& option, Isa isa, const TuningHost& here, const TuningBuild& build) {
   if (option == "none") return {};
   if (option != "auto") return explicitFile(option, "--tuning", isa, here, build);
-  if (const char* set = std::getenv("NKBENCH_TUNING"); set && *set) {
+  if (const char* set = std::getenv("NKBENCH_TUNING"); set && *set && std::string_view(set) != "auto") {
     if (std::string_view(set) == "none") return {};
-    return explicitFile(set, "NKBENCH_TUNING", isa, here, build);
+    try {
+      return explicitFile(set, "NKBENCH_TUNING", isa, here, build);
+    } catch (const Error& error) {
+      // Name where the path came from: the user may not know the variable is set.
+      const std::string why = error.what();
+      throw Error(why.rfind("NKBENCH_TUNING", 0) == 0 ? why : "NKBENCH_TUNING: " + why);
+    }
   }
   const std::filesystem::path found = defaultTuningPath();
   std::error_code error;

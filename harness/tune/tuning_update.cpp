@@ -62,7 +62,26 @@ std::optional<std::string> readToUpdate(const std::filesystem::path& path, const
   return tuningUnusable(tuning, path.string(), host, build);
 }
 
+void createDirectoryOf(const std::filesystem::path& path) {
+  std::error_code error;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), error);
+  if (error) throw Error(fmt::format("tuning file {}: cannot create its directory ({})", path.string(), error.message()));
+}
+
 }  // namespace
+
+void prepareTuningTarget(const TuningTarget& target) {
+  createDirectoryOf(target.path);
+  std::error_code error;
+  if (std::filesystem::is_directory(target.path, error))
+    throw Error(fmt::format("tuning file {}: is a directory", target.path.string()));
+  const TuningFileLock lock(target.path);
+  // The file is written as a temporary beside it, then renamed.
+  const std::filesystem::path dir = target.path.has_parent_path() ? target.path.parent_path() : ".";
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw Error(fmt::format("tuning file {}: its directory cannot be written ({})", target.path.string(),
+                            std::strerror(errno)));
+}
 
 Tuning tuningToUpdate(const TuningTarget& target, const TuningHost& host, const TuningBuild& build,
                       std::string& replaced) {
@@ -73,18 +92,15 @@ Tuning tuningToUpdate(const TuningTarget& target, const TuningHost& host, const 
   const std::optional<std::string> why = readToUpdate(target.path, host, build, tuning);
   if (!why) return tuning;
   if (!target.is_default)
-    throw Error(fmt::format("the tuning file {} cannot be updated: {}; remove it, or tune into another file (--out)",
-                            target.path.string(), *why));
+    throw Error(fmt::format("the tuning file {}{} cannot be updated: {}; remove it, or tune into another file (--out)",
+                            target.path.string(), target.from_environment ? " (NKBENCH_TUNING)" : "", *why));
   replaced = fmt::format("replacing the tuning file {}: {}", target.path.string(), *why);
   return {};
 }
 
 Tuning putTunedClass(const TuningTarget& target, const TunedClass& tuned, const TuningHost& host,
                      const TuningBuild& build, std::string& replaced) {
-  std::error_code error;
-  if (target.path.has_parent_path()) std::filesystem::create_directories(target.path.parent_path(), error);
-  if (error)
-    throw Error(fmt::format("tuning file {}: cannot create its directory ({})", target.path.string(), error.message()));
+  createDirectoryOf(target.path);
   const TuningFileLock lock(target.path);
   Tuning tuning = tuningToUpdate(target, host, build, replaced);
   tuning.host = host;

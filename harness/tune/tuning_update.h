@@ -16,7 +16,13 @@ struct TuningTarget {
   // No --out and no $NKBENCH_TUNING: a file there that cannot be read or does
   // not hold here is replaced, with a warning; a file named is never replaced.
   bool is_default = false;
+  bool from_environment = false;  // named by $NKBENCH_TUNING, not --out
 };
+
+// Makes sure the file at `target` can be written before anything is measured:
+// its directory made, not a directory itself, its lock file opened. Error, naming
+// the file and why, where not.
+void prepareTuningTarget(const TuningTarget& target);
 
 // The tuning at `target` that `tune` adds to: the file's, where it exists and
 // holds here (tuningUnusable), else empty. A file that cannot be read or does

@@ -494,6 +494,24 @@ TEST(Cli, NumbersThatAreNotFiniteAreUsageErrors) {
   EXPECT_NE(compare.output.find("not a finite number"), std::string::npos) << compare.output;
 }
 
+// CLI11's own refusals came as two lines, a range's with DBL_MAX in 309 digits.
+TEST(Cli, OptionsRefusedByTheParserAreOneShortLine) {
+  const std::string suite = " --suite " + sourcePath("suites/smoke.yaml") + " --backends eigen --quiet";
+  const std::vector<std::pair<std::string, std::string>> refusals = {
+      {"run" + suite + " --min-time 0", "nkbench: error: --min-time: Value 0 is not above 0 (see --help)\n"},
+      {"run" + suite + " --noisy-iqr -1", "nkbench: error: --noisy-iqr: Value -1 is not above 0 (see --help)\n"},
+      {"run" + suite + " --reps 0", "nkbench: error: --reps: "},
+      {"run --backends eigen", "nkbench: error: --suite is required (see --help)\n"},
+      {"tune" + suite.substr(0, suite.find(" --backends")) + " --budget inf",
+       "nkbench: error: --budget: Value inf is not a finite number (see --help)\n"}};
+  for (const auto& [arguments, message] : refusals) {
+    const Outcome outcome = runNkbench(arguments);
+    EXPECT_EQ(outcome.exit_code, 2) << arguments;
+    EXPECT_EQ(outcome.output.rfind(message, 0), 0u) << arguments << ": " << outcome.output;
+    EXPECT_EQ(std::count(outcome.output.begin(), outcome.output.end(), '\n'), 1) << outcome.output;
+  }
+}
+
 // The smoke suite, quickly, on two baselines.
 const std::string kQuickSmoke =
     "run --suite " + sourcePath("suites/smoke.yaml") + " --backends eigen,libxsmm " + kQuick;

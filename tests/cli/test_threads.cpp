@@ -105,6 +105,16 @@ TEST(Threads, ACaseAskingForMoreThreadsThanCoresIsNamed) {
               std::string::npos)
         << run.output;
   }
+  // `list` refuses what `run` refuses, before printing anything.
+  const Outcome list = runNkbench("list --suite " + suite.string() + " --backends eigen");
+  EXPECT_EQ(list.exit_code, 2) << list.output;
+  EXPECT_EQ(list.output.rfind("nkbench: error: " + suite.string() + ":4: case 'wide' asks for threads: ", 0), 0u)
+      << list.output;
+  const Outcome counts = runNkbench("list --backends eigen --threads " + std::to_string(too_many));
+  EXPECT_EQ(counts.exit_code, 2) << counts.output;
+  EXPECT_EQ(counts.output.rfind("nkbench: error: --threads " + std::to_string(too_many) + ": this process may use", 0),
+            0u)
+      << counts.output;
 }
 
 // `list` says what `run` would do at each thread count a case runs at.

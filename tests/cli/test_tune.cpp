@@ -239,4 +239,47 @@ TEST(Tune, TuningSwitchedOffByTheEnvironmentNeedsAnOutFile) {
   EXPECT_TRUE(fs::exists(named));
 }
 
+// Found only after the measuring, an unwritable --out cost the whole tuning.
+TEST(Tune, AnOutThatCannotBeWrittenIsRefusedBeforeAnythingIsMeasured) {
+  const fs::path file = tempPath("plain-file");
+  std::ofstream(file) << "not a directory";
+  const std::vector<std::pair<fs::path, std::string>> outs = {
+      {file / "tuning.json", "tuning file " + (file / "tuning.json").string() + ": cannot create its directory"},
+      {file.parent_path(), "tuning file " + file.parent_path().string() + ": is a directory"}};
+  for (const auto& [out, message] : outs) {
+    const Outcome tune = runNkbench("tune --suite " + tuneSuite().string() + " --out " + out.string() + kQuickTune);
+    EXPECT_EQ(tune.exit_code, 2) << tune.output;
+    EXPECT_EQ(tune.output.rfind("nkbench: error: " + message, 0), 0u) << tune.output;
+  }
+}
+
+// `auto` in NKBENCH_TUNING and NKBENCH_KERNEL_CACHE is the default, as on the command line,
+// and a file the variable names that cannot be read says where its path came from.
+TEST(Tune, TheEnvironmentsAutoIsTheDefaultAndItsFilesAreNamedAsItsOwn) {
+  const fs::path cache_home = tempPath("xdg-auto");
+  fs::remove_all(cache_home);
+  const fs::path work = tempPath("auto-cwd");
+  fs::create_directories(work);
+  const std::string environment =
+      "-C " + work.string() + " NKBENCH_TUNING=auto NKBENCH_KERNEL_CACHE=auto XDG_CACHE_HOME=" + cache_home.string();
+  const fs::path json = tempPath("auto-run.json");
+  const Outcome run = runNkbench("run --suite " + tuneSuite().string() + " --filter narrow --isa avx2 --backends mlir " +
+                                     kQuick + " --json " + json.string(),
+                                 environment);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(readReport(json).at("metadata").at("tuning"), "none");
+  EXPECT_TRUE(fs::is_directory(cache_home / "nkbench" / "kernels"));
+  EXPECT_FALSE(fs::exists(work / "auto"));
+  const std::string list = "list --isa avx2 --backends mlir --suite " + tuneSuite().string();
+  const fs::path missing = tempPath("no-such-tuning.json");
+  fs::remove(missing);
+  const Outcome named = runNkbench(list, "NKBENCH_TUNING=" + missing.string());
+  EXPECT_EQ(named.exit_code, 2);
+  EXPECT_EQ(named.output.rfind("nkbench: error: NKBENCH_TUNING: tuning file " + missing.string() +
+                                   ": cannot be read (No such file or directory)",
+                               0),
+            0u)
+      << named.output;
+}
+
 }  // namespace

@@ -26,5 +26,12 @@ TEST(ProgressLine, FitsTheTerminalByCuttingTheActivity) {
   EXPECT_EQ(formatProgressLine(4, 4, "done", 8.0, 100), "[####################] 4/4 done  0s left");
 }
 
+// A tuning budget bounds the estimate: 10 of 40 steps in 30 s would take 90 s more, the budget ends at 60.
+TEST(ProgressLine, ATimeLimitBoundsTheEstimate) {
+  EXPECT_NE(formatProgressLine(10, 40, "", 30.0, 100, 60.0).find("30s left"), std::string::npos);
+  EXPECT_NE(formatProgressLine(10, 40, "", 30.0, 100, 600.0).find("1m30s left"), std::string::npos);
+  EXPECT_NE(formatProgressLine(0, 40, "", 5.0, 100, 60.0).find("55s left"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace nkbench

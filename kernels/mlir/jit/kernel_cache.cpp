@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
@@ -45,11 +46,46 @@ std::optional<std::size_t> readLength(std::string_view bytes, std::size_t& pos) 
   return value;
 }
 
+bool isHexKey(std::string_view text) {
+  const auto lower_hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+  return text.size() == 2 * kDigestBytes && std::all_of(text.begin(), text.end(), lower_hex);
+}
+
+// The names the cache gives its files (pathOf, store's temporaries): prune()
+// deletes nothing else, whatever directory it is pointed at.
+bool isEntryName(const std::string& name) {
+  constexpr std::string_view kSuffix = ".kernel";
+  return name.size() > kSuffix.size() && name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0 &&
+         isHexKey(std::string_view(name).substr(0, name.size() - kSuffix.size()));
+}
+
+bool isTemporaryName(const std::string& name) {
+  // ".KEY.PID.SERIAL.RANDOM.tmp"
+  if (name.size() < 2 || name[0] != '.') return false;
+  const std::size_t key_end = name.find('.', 1);
+  if (key_end == std::string::npos || !isHexKey(std::string_view(name).substr(1, key_end - 1))) return false;
+  std::size_t pos = key_end;
+  for (int number = 0; number < 3; ++number) {
+    const std::size_t end = name.find('.', pos + 1);
+    if (end == std::string::npos || end == pos + 1 ||
+        !std::all_of(name.begin() + std::ptrdiff_t(pos + 1), name.begin() + std::ptrdiff_t(end),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      return false;
+    pos = end;
+  }
+  return name.substr(pos) == ".tmp";
+}
+
 void warnOnce(std::atomic<bool>& said, const std::string& line) {
   if (!said.exchange(true)) std::cerr << "warning: " << line << "\n";
 }
 
 std::atomic<bool> damage_said{false};
+
+std::string unwritableWarning(const std::filesystem::path& dir, const std::error_code& error) {
+  return fmt::format("kernel cache {} cannot be written ({}): kernels are compiled without it", dir.string(),
+                     error.message());
+}
 std::atomic<bool> store_said{false};
 
 }  // namespace
@@ -66,7 +102,8 @@ std::string kernelCacheKey(const std::vector<std::pair<std::string, std::string>
 }
 
 std::filesystem::path defaultKernelCacheDir() {
-  if (const char* set = std::getenv("NKBENCH_KERNEL_CACHE"); set && *set)
+  // "auto" there means what it means on the command line: the default below.
+  if (const char* set = std::getenv("NKBENCH_KERNEL_CACHE"); set && *set && std::string_view(set) != "auto")
     return std::string_view(set) == "off" ? std::filesystem::path() : std::filesystem::path(set);
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
     return std::filesystem::path(xdg) / "nkbench" / "kernels";
@@ -78,6 +115,16 @@ std::filesystem::path kernelCacheDirOf(const std::string& option) {
   if (option == "off") return {};
   if (option == "auto" || option.empty()) return defaultKernelCacheDir();
   return option;
+}
+
+void warnIfKernelCacheUnwritable(const std::filesystem::path& dir) {
+  if (dir.empty()) return;
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (!error && ::access(dir.c_str(), W_OK) != 0) error = std::error_code(errno, std::generic_category());
+  if (!error && !std::filesystem::is_directory(dir, error) && !error)
+    error = std::make_error_code(std::errc::not_a_directory);
+  if (error) warnOnce(store_said, unwritableWarning(dir, error));
 }
 
 std::string encodeKernelCacheEntry(const std::string& key, const KernelCacheEntry& entry) {
@@ -164,8 +211,7 @@ bool KernelCache::store(const std::string& key, const KernelCacheEntry& entry) c
   if (error) {
     std::error_code ignored;
     std::filesystem::remove(temporary, ignored);
-    warnOnce(store_said, fmt::format("kernel cache {} cannot be written ({}): kernels are compiled without it",
-                                     dir_.string(), error.message()));
+    warnOnce(store_said, unwritableWarning(dir_, error));
     return false;
   }
   static std::atomic<bool> pruned{false};
@@ -186,12 +232,17 @@ void KernelCache::prune() const {
   std::error_code error;
   for (fs::directory_iterator it(dir_, error), end; !error && it != end; it.increment(error)) {
     const fs::path& path = it->path();
+    const std::string name = path.filename().string();
+    const bool temporary = isTemporaryName(name);
+    if (!temporary && !isEntryName(name)) continue;  // not the cache's: a directory shared with other files
     std::error_code stat_error;
     const fs::file_time_type used = fs::last_write_time(path, stat_error);
     const std::uintmax_t bytes = fs::file_size(path, stat_error);
     if (stat_error) continue;  // gone meanwhile: another process pruned it
-    if (path.extension() == ".tmp" && used < hour_ago) fs::remove(path, stat_error);
-    if (path.extension() != ".kernel") continue;
+    if (temporary) {
+      if (used < hour_ago) fs::remove(path, stat_error);  // left by a writer that died
+      continue;
+    }
     entries.push_back({path, used, bytes});
     total += bytes;
   }

@@ -35,6 +35,11 @@ std::filesystem::path defaultKernelCacheDir();
 // `--kernel-cache DIR|off|auto` as a directory (empty: off).
 std::filesystem::path kernelCacheDirOf(const std::string& option);
 
+// Warns, once, where `dir` cannot be written (the cache then only reads). Called
+// in the runner before its workers are forked, which then inherit the warning
+// said rather than each saying it again.
+void warnIfKernelCacheUnwritable(const std::filesystem::path& dir);
+
 inline constexpr const char* kKernelCacheHelp =
     "Compiled mlir kernels kept between runs: DIR, off, or auto: $NKBENCH_KERNEL_CACHE (off: none), else "
     "$XDG_CACHE_HOME/nkbench/kernels (~/.cache/nkbench/kernels)";

@@ -239,11 +239,23 @@ TEST(KernelCache, PruningDeletesTheLeastRecentlyUsedEntriesAndOldTemporaries) {
     fs::last_write_time(cache.pathOf(keys.back()), now - std::chrono::minutes(100 - i));  // key 0 the oldest
   }
   ASSERT_TRUE(cache.find(keys[0]));  // used now: the newest
-  const fs::path old_temporary = dir / ".old.tmp", fresh_temporary = dir / ".fresh.tmp";
+  // Temporaries as store() names them; and files of others in a shared directory.
+  const fs::path old_temporary = dir / ("." + keys[1] + ".4242.0.17.tmp"),
+                 fresh_temporary = dir / ("." + keys[2] + ".4242.1.18.tmp");
   std::ofstream(old_temporary) << "left by a killed writer";
   std::ofstream(fresh_temporary) << "being written";
   fs::last_write_time(old_temporary, now - std::chrono::hours(2));
+  const std::vector<fs::path> others = {dir / "report.tmp", dir / ".draft.tmp", dir / "notes.kernel",
+                                        dir / (std::string(64, 'A') + ".kernel")};
+  for (const fs::path& other : others) {
+    std::ofstream(other) << std::string(entry_bytes, 'o');
+    fs::last_write_time(other, now - std::chrono::hours(300));
+  }
   cache.prune();
+  for (const fs::path& other : others) {
+    EXPECT_TRUE(fs::exists(other)) << other;
+    fs::remove(other);
+  }
   // 10 entries of a little over 10 kB, at most 8 x 10 kB: down to 6 x 10 kB, so 5 remain.
   EXPECT_EQ(entries(dir).size(), 5u);
   EXPECT_TRUE(fs::exists(cache.pathOf(keys[0])));
