@@ -11,6 +11,7 @@
 #include "harness/compare/compare_report.h"
 #include "harness/compare/run_differences.h"
 #include "harness/core/error.h"
+#include "harness/report/atomic_file.h"
 
 namespace nkbench::cli {
 namespace {
@@ -43,6 +44,7 @@ int compare(const CompareArguments& args) {
   const std::optional<Gate> gate = parseGate(args.gate);
   if (!gate) throw Error(fmt::format("--gate '{}': expected relative, absolute or both", args.gate));
   options.gate = *gate;
+  requireNotAnInput("--json", args.json_path, {args.base, args.current});
   const StoredRun base = loadStoredRun(args.base);
   const StoredRun current = loadStoredRun(args.current);
   const std::string differences = runDifferences(base, current);
@@ -67,7 +69,7 @@ void addCompareCommand(CLI::App& app, Action& action) {
                   "What decides: relative (speed as a ratio to libxsmm, per repetition), absolute (call times), "
                   "or both")
       ->capture_default_str();
-  cmd->add_option("--threshold", args->threshold, "Slowdown (fraction of the baseline) a regression must exceed")
+  cmd->add_option("--threshold", args->threshold, "Fall of speed, as a fraction of the baseline's, that a regression must exceed (0.05: 5% less speed, 5.3% more time)")
       ->capture_default_str()
       ->check(fraction());
   cmd->add_option("--alpha", args->alpha, "Significance level of the one-sided rank test over repetitions")

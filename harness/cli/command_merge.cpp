@@ -5,6 +5,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/merge/shard_merge.h"
+#include "harness/report/atomic_file.h"
 #include "harness/report/console_table.h"
 #include "harness/report/csv_writer.h"
 #include "harness/report/json_writer.h"
@@ -20,6 +21,8 @@ struct MergeArguments {
 };
 
 int merge(const MergeArguments& args) {
+  requireNotAnInput("--json", args.json_path, args.shards);
+  requireNotAnInput("--out", args.csv_path, args.shards);
   std::vector<ShardReport> shards;
   for (const std::string& path : args.shards) shards.push_back({path, readJsonReport(path)});
   const MergedRun merged = mergeShards(shards, args.allow_incomplete);

@@ -49,8 +49,11 @@ json summaryJson(const Comparison& comparison) {
 std::string formatComparison(const Comparison& comparison, const StoredRun& base, const StoredRun& current) {
   const CompareOptions& options = comparison.options;
   std::string out = fmt::format("base: {} ({})\nnew:  {} ({})\n", base.path, base.origin, current.path, current.origin);
-  out += fmt::format("gate: {}, a row regresses when it is more than {:.0f}% slower with p < {}\n\n",
-                     toString(options.gate), 100.0 * options.threshold, options.alpha);
+  // The threshold is on speed: say what it is in time too, which is what the absolute rows show.
+  out += fmt::format("gate: {}, a row regresses when its speed falls by more than {:.3g}% (its time grows by more "
+                     "than {:.3g}%) with p < {}; changes below are of speed\n\n",
+                     toString(options.gate), 100.0 * options.threshold,
+                     100.0 * (1.0 / (1.0 - options.threshold) - 1.0), options.alpha);
   std::vector<const RowComparison*> rows;
   for (const RowComparison& row : comparison.rows) rows.push_back(&row);
   std::stable_partition(rows.begin(), rows.end(), [](const RowComparison* r) { return isFailure(r->verdict); });
@@ -77,6 +80,12 @@ std::string formatComparison(const Comparison& comparison, const StoredRun& base
                      comparison.count(Verdict::Improved),
                      comparison.count(Verdict::Unchanged), comparison.count(Verdict::Added),
                      comparison.count(Verdict::NotCompared), comparison.count(Verdict::Reference));
+  const auto slowed = std::count_if(comparison.rows.begin(), comparison.rows.end(),
+                                    [](const RowComparison& row) { return row.reference_slowed; });
+  if (slowed > 0)
+    out += fmt::format("note: libxsmm, the reference of the relative gate, was slower itself in {} case{}; "
+                       "--gate both also judges the call times\n",
+                       slowed, slowed == 1 ? "" : "s");
   return out;
 }
 

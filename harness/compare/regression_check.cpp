@@ -47,18 +47,26 @@ Measure measure(const Samples& base, const Samples& current, const CompareOption
   if (!base.values.empty() && !current.values.empty()) {
     m.p_slower = probabilityNotSmaller(current.values, base.values);
     m.p_faster = probabilityNotSmaller(base.values, current.values);
-    m.rank_test_decides = smallestPossibleP(m.current_samples, m.base_samples) < options.alpha;
+    m.p_smallest = smallestPossibleP(m.current_samples, m.base_samples);
+    m.rank_test_decides = *m.p_smallest < options.alpha;
   }
   return m;
 }
 
-// Where the rank test cannot decide (no samples, or too few to ever reach p <
-// alpha) the medians alone do: a 10x slowdown over two repetitions must fail.
+// Whether the rank test's p says so: below alpha; or, where the repetitions are
+// too few ever to go below it, the least p they can give (every repetition on
+// that side of every other), so that a stricter alpha never flags more rows.
+// Without samples the medians alone decide: a 10x slowdown must fail anyway.
+bool significant(const Measure& m, const std::optional<double>& p, const CompareOptions& options) {
+  if (!p) return true;
+  if (m.rank_test_decides) return *p < options.alpha;
+  return *p <= *m.p_smallest * (1 + 1e-9);
+}
 bool slower(const Measure& m, const CompareOptions& options) {
-  return m.change < -options.threshold && (!m.rank_test_decides || *m.p_slower < options.alpha);
+  return m.change < -options.threshold && significant(m, m.p_slower, options);
 }
 bool faster(const Measure& m, const CompareOptions& options) {
-  return m.change > options.threshold && (!m.rank_test_decides || *m.p_faster < options.alpha);
+  return m.change > options.threshold && significant(m, m.p_faster, options);
 }
 
 void addNote(RowComparison& result, const std::string& note) {
@@ -107,6 +115,11 @@ void judgeTimedRows(RowComparison& result, const RunIndex& base_index, const Run
   std::vector<const Measure*> deciding;
   if (options.gate == Gate::Relative && is_reference) {
     result.verdict = Verdict::Reference;
+    // The ratios divide its change out of every row of the case: say it, the machine or the library changed.
+    result.reference_slowed = slower(*result.absolute, options);
+    if (result.reference_slowed)
+      addNote(result, fmt::format("slower itself, {:.1f}% less speed: the ratios of this case hide it",
+                                  -100.0 * result.absolute->change));
     return;
   }
   if (options.gate != Gate::Absolute && result.relative) {
@@ -127,7 +140,8 @@ void judgeTimedRows(RowComparison& result, const RunIndex& base_index, const Run
   }
   for (const Measure* m : deciding)
     if (!m->rank_test_decides) {
-      addNote(result, fmt::format("too few repetitions for the rank test ({} against {}): medians compared",
+      addNote(result, fmt::format("too few repetitions for the rank test to reach --alpha ({} against {}): "
+                                  "every repetition must differ",
                                   m->base_samples, m->current_samples));
       return;
     }
@@ -164,6 +178,9 @@ RowComparison compareRow(const StoredRow& base, const RunIndex& base_index, cons
   } else {
     judgeTimedRows(result, base_index, current_index, options);
     noteLevelChange(result);
+    if (base.noisy || current->noisy)
+      addNote(result, fmt::format("flagged noisy in {}: its verdict is less sure",
+                                  base.noisy && current->noisy ? "both runs" : base.noisy ? "the baseline" : "the new run"));
   }
   return result;
 }

@@ -47,8 +47,10 @@ struct Measure {
   std::optional<double> p_slower;  // rank test of "current is slower"; none without samples
   std::optional<double> p_faster;
   std::size_t base_samples = 0, current_samples = 0;  // repetitions the rank test compared
+  std::optional<double> p_smallest;  // the least p these repetitions can give
   // Whether the rank test can reach p < alpha with these repetitions at all (2
-  // against 2 never go below 1/6): when not, or without samples, the medians decide.
+  // against 2 never go below 1/6): when not, every repetition must be on one
+  // side of every other (p_smallest); without samples the medians decide.
   bool rank_test_decides = false;
 };
 
@@ -60,6 +62,7 @@ struct RowComparison {
   std::optional<Measure> relative;  // libxsmm time / row time, per repetition
   std::string decided_by;           // "relative", "absolute", "both", or empty
   std::string note;
+  bool reference_slowed = false;    // the relative gate's reference row, slower itself by the gate's test
 };
 
 struct Comparison {

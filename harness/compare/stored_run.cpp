@@ -29,6 +29,7 @@ StoredRow storedRowOf(const ResultRow& row) {
                                      problem.batch, problem.accumulate ? 1 : 0);
   if (row.timed()) stored.median_ms = row.median_ms;
   stored.samples_ms = row.samples_ms;
+  stored.noisy = row.noisy;
   return stored;
 }
 

@@ -25,6 +25,7 @@ struct StoredRow {
   std::string note;
   std::optional<double> median_ms;  // passed rows only
   std::vector<double> samples_ms;   // per-repetition call times in run order; empty in older reports
+  bool noisy = false;               // flagged by its run (its spread, or faster than the peak)
 
   // "case backend dtype->c_dtype isa", then "N threads" above one: what a row
   // is matched by across runs.

@@ -4,13 +4,13 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <tuple>
 #include <set>
 
 #include "harness/core/error.h"
 #include "harness/report/json_writer.h"
+#include "harness/report/run_settings.h"
 #include "harness/suite/shard.h"
 
 namespace nkbench {
@@ -32,37 +32,6 @@ Shard shardOf(const ShardReport& report) {
   return *shard;
 }
 
-// What every shard of one run shares; shards that differ in one cannot be merged.
-struct RunDefinition {
-  const char* what;
-  std::function<std::string(const RunMetadata&)> value;
-};
-
-const std::vector<RunDefinition>& runDefinition() {
-  static const std::vector<RunDefinition> fields = {
-      {"suite", [](const RunMetadata& m) { return m.suite; }},
-      {"isa", [](const RunMetadata& m) { return m.isa; }},
-      {"fill", [](const RunMetadata& m) { return m.fill; }},
-      {"cache", [](const RunMetadata& m) { return m.cache; }},
-      {"tuning", [](const RunMetadata& m) { return m.tuning; }},
-      // The thread counts asked for; a shard's own (thread_counts) are those of its cases.
-      {"--threads", [](const RunMetadata& m) { return fmt::format("{}", fmt::join(m.requested_threads, ",")); }},
-      {"the thread counts cases set",
-       [](const RunMetadata& m) {
-         std::vector<std::string> counts;
-         for (const auto& [id, threads] : m.case_threads) counts.push_back(fmt::format("{} {}", id, threads));
-         return fmt::format("{}", fmt::join(counts, ", "));
-       }},
-      {"backends and library versions",
-       [](const RunMetadata& m) {
-         std::vector<std::string> versions;
-         for (const auto& [backend, version] : m.library_versions) versions.push_back(backend + " " + version);
-         return fmt::format("{}", fmt::join(versions, ", "));
-       }},
-  };
-  return fields;
-}
-
 void checkSameRun(const Part& first, const Part& other) {
   const RunMetadata& a = first.report->report.metadata;
   const RunMetadata& b = other.report->report.metadata;
@@ -71,10 +40,11 @@ void checkSameRun(const Part& first, const Part& other) {
   if (first.shard.count != other.shard.count)
     throw Error(fmt::format("{} is shard {} but {} is shard {}: shards of different partitions do not merge", a_path,
                             a.shard, b_path, b.shard));
-  for (const RunDefinition& field : runDefinition())
-    if (field.value(a) != field.value(b))
-      throw Error(fmt::format("{} and {} differ in {}: '{}' against '{}'", a_path, b_path, field.what, field.value(a),
-                              field.value(b)));
+  // What every shard of one run shares; shards that differ in one cannot be merged.
+  for (const RunSetting& setting : runSettings())
+    if (setting.defines_run && setting.value(a) != setting.value(b))
+      throw Error(fmt::format("{} and {} differ in {}: '{}' against '{}'", a_path, b_path, setting.what,
+                              setting.value(a), setting.value(b)));
   if (a.selected_cases != b.selected_cases)
     throw Error(fmt::format("{} and {} selected different cases of suite '{}' ({} cases against {}): "
                             "another --filter or suite file",
@@ -156,13 +126,36 @@ void mergeThreadMetadata(const std::vector<Part>& parts, RunMetadata& merged) {
     const RunMetadata& shard = part.report->report.metadata;
     if (shard.thread_counts.empty()) counts.insert(shard.threads);
     counts.insert(shard.thread_counts.begin(), shard.thread_counts.end());
-    merged.peaks_by_threads.insert(shard.peaks_by_threads.begin(), shard.peaks_by_threads.end());
     if (shard.threads > merged.threads) {
       merged.threads = shard.threads;
       merged.cores = shard.cores;
     }
   }
   merged.thread_counts.assign(counts.begin(), counts.end());
+}
+
+// A shard measures a peak only where its cases need it (a bf16 peak for bf16
+// cases, a count's peaks for cases at that count): each peak is the first
+// shard's that measured it, not the first shard's zero.
+void mergePeaks(const std::vector<Part>& parts, RunMetadata& merged) {
+  const auto first = [](double& into, double value) {
+    if (into <= 0 && value > 0) into = value;
+  };
+  merged.peak_gflops = merged.bf16_peak_gflops = 0;
+  merged.peaks_by_threads.clear();
+  for (const Part& part : parts) {
+    const RunMetadata& shard = part.report->report.metadata;
+    first(merged.peak_gflops, shard.peak_gflops);
+    if (merged.bf16_peak_gflops <= 0 && shard.bf16_peak_gflops > 0) {
+      merged.bf16_peak_gflops = shard.bf16_peak_gflops;
+      merged.bf16_peak_instruction = shard.bf16_peak_instruction;
+    }
+    for (const auto& [threads, peaks] : shard.peaks_by_threads) {
+      ThreadPeaks& into = merged.peaks_by_threads[threads];
+      first(into.fp32_gflops, peaks.fp32_gflops);
+      first(into.bf16_gflops, peaks.bf16_gflops);
+    }
+  }
 }
 
 }  // namespace
@@ -195,6 +188,7 @@ MergedRun mergeShards(const std::vector<ShardReport>& shards, bool allow_incompl
       merged.missing_shards.push_back(toString(Shard{index, count}));
   }
   mergeThreadMetadata(parts, merged.metadata);
+  mergePeaks(parts, merged.metadata);
   std::set<std::pair<std::string, int>> with_rows;
   for (const ResultRow& row : merged.rows) with_rows.emplace(row.case_id, row.threads);
   for (const std::string& id : merged.metadata.selected_cases) {

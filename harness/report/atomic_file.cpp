@@ -58,4 +58,19 @@ void replaceFileAtomically(const std::filesystem::path& given, const std::string
   }
 }
 
+bool sameFile(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code error;
+  if (std::filesystem::equivalent(a, b, error)) return true;
+  const std::filesystem::path left = std::filesystem::weakly_canonical(a, error);
+  if (error) return false;
+  return left == std::filesystem::weakly_canonical(b, error) && !error;
+}
+
+void requireNotAnInput(const std::string& option, const std::string& output, const std::vector<std::string>& inputs) {
+  if (output.empty()) return;
+  for (const std::string& input : inputs)
+    if (sameFile(output, input))
+      throw Error(fmt::format("{} {} is an input of this command: writing it would destroy it", option, output));
+}
+
 }  // namespace nkbench

@@ -91,6 +91,7 @@ ResultRow rowFromJson(const json& row) {
     result.isa_used = valueOr<std::string>(row, "isa_used", "");
     result.backend = required<std::string>(row, "backend");
     result.threads = valueOr(row, "threads", 1);
+    if (result.threads < 1) throw Error(fmt::format("'threads' must be 1 or more, got {}", result.threads));
     result.register_block = valueOr<std::string>(row, "register_block", "");
     result.schedule = valueOr<std::string>(row, "schedule", "");
     result.schedule_source = valueOr<std::string>(row, "schedule_source", "");
@@ -155,6 +156,11 @@ RunMetadata metadataFromJson(const json& metadata) {
     result.fill = valueOr<std::string>(metadata, "fill", "");
     result.cache = valueOr<std::string>(metadata, "cache", "hot");
     result.tuning = valueOr<std::string>(metadata, "tuning", "none");
+    result.schedule_option = valueOr<std::string>(metadata, "schedule_option", "");
+    result.repetitions = valueOr(metadata, "repetitions", 0);
+    result.min_time_s = valueOr(metadata, "min_time_s", 0.0);
+    result.noisy_iqr = valueOr(metadata, "noisy_iqr", 0.0);
+    result.cold_mib = valueOr(metadata, "cold_mib", 0.0);
   } catch (const json::exception& error) {
     throw Error(error.what());
   }

@@ -47,6 +47,11 @@ json toJson(const RunMetadata& metadata) {
       {"fill", metadata.fill},
       {"cache", metadata.cache},
       {"tuning", metadata.tuning},
+      {"schedule_option", metadata.schedule_option},
+      {"repetitions", metadata.repetitions},
+      {"min_time_s", metadata.min_time_s},
+      {"noisy_iqr", metadata.noisy_iqr},
+      {"cold_mib", metadata.cold_mib},
   };
 }
 

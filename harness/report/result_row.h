@@ -93,6 +93,12 @@ struct RunMetadata {
   std::string fill;
   std::string cache = "hot";  // hot or cold (see RunOptions)
   std::string tuning = "none";  // the tuning file the mlir schedules came from, or none
+  std::string schedule_option;  // --schedule, or none; empty in reports from before it was recorded
+  // How rows were timed; 0 in reports from before they were recorded.
+  int repetitions = 0;
+  double min_time_s = 0.0;
+  double noisy_iqr = 0.0;
+  double cold_mib = 0.0;  // MiB the operand copies spanned under --cache cold; 0 under hot
 };
 
 }  // namespace nkbench

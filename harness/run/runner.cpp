@@ -22,6 +22,7 @@
 #include "harness/host/omp_threads.h"
 #include "harness/host/peak.h"
 #include "harness/host/pinning.h"
+#include "harness/report/atomic_file.h"
 #include "harness/report/csv_writer.h"
 #include "harness/report/gbench_json_writer.h"
 #include "harness/report/json_writer.h"
@@ -54,14 +55,6 @@ void requireDistinctBackends(const std::vector<std::string>& names) {
   for (std::size_t i = 0; i < names.size(); ++i)
     if (std::find(names.begin(), names.begin() + std::ptrdiff_t(i), names[i]) != names.begin() + std::ptrdiff_t(i))
       throw Error(fmt::format("--backends names {} twice", names[i]));
-}
-
-bool sameFile(const std::filesystem::path& a, const std::filesystem::path& b) {
-  std::error_code error;
-  if (std::filesystem::equivalent(a, b, error)) return true;
-  const std::filesystem::path left = std::filesystem::weakly_canonical(a, error);
-  if (error) return false;
-  return left == std::filesystem::weakly_canonical(b, error) && !error;
 }
 
 // Two reports in one file would leave the last one only, and a report over the
@@ -266,6 +259,11 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
                              "their operands still in it\n",
                              double(cold_rotation_bytes) / (1 << 20), double(last_level_bytes) / (1 << 20));
   summary.metadata.cache = std::string(toString(options.cache));
+  summary.metadata.schedule_option = options.mlir_schedule.empty() ? "none" : options.mlir_schedule;
+  summary.metadata.repetitions = options.timing.repetitions;
+  summary.metadata.min_time_s = options.timing.min_time_s;
+  summary.metadata.noisy_iqr = options.noisy_iqr_fraction;
+  if (options.cache == CacheMode::Cold) summary.metadata.cold_mib = double(cold_rotation_bytes) / (1 << 20);
 
   // One set of backends per thread count, each with its own worker.
   std::map<int, ThreadGroup> groups;

@@ -5,6 +5,9 @@ from typing import Optional
 
 from .results import InputError, ResultRow, RunInfo
 
+# ISA levels whose bf16 kernels run on their own bf16 units (vdpbf16ps, the AMX tiles).
+BF16_PEAK_LEVELS = ("avx512-bf16", "amx", "amx-emulated")
+
 
 @dataclass(frozen=True)
 class GroupKey:
@@ -92,6 +95,10 @@ class ResultGroup:
             if self.key.dtype == "bf16" and bf16:
                 kind = "AMX tile" if run.bf16_peak_instruction == "tdpbf16ps" else "dot-product"
                 return Peak(bf16, f"bf16 {kind} peak{cores}")
+            # bf16 runs on the f32 FMAs below avx512-bf16; at or above it, its peak is the dot
+            # product's or the tiles': without that measured, there is no line to draw.
+            if self.key.dtype == "bf16" and self.key.isa in BF16_PEAK_LEVELS:
+                return None
             if fp32:
                 return Peak(fp32, f"fp32 FMA peak{cores}")
             return None

@@ -190,6 +190,8 @@ def make_row(path: Path, where: str, record: dict, run: RunInfo) -> ResultRow:
                          f"(expected one of {', '.join(STATUSES)})")
     passed = status == "passed"
     threads = number("threads")
+    if threads is not None and (threads < 1 or threads != int(threads)):
+        raise InputError(f"{path}: {where}: threads {record.get('threads')!r} is not a whole number of 1 or more")
     return ResultRow(
         case=text("case"), dtype=text("dtype"),
         c_dtype=text("c_dtype", "f32"),  # reports older than the c_dtype column had an f32 C

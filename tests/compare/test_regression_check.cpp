@@ -105,7 +105,8 @@ TEST(RegressionCheck, TooFewRepetitionsForTheRankTestLetTheMediansDecide) {
     const RowComparison& mlir = rowOf(comparison, "mlir");
     EXPECT_EQ(mlir.verdict, Verdict::Regressed) << repetitions;
     EXPECT_FALSE(mlir.relative->rank_test_decides);
-    EXPECT_NE(mlir.note.find(fmt::format("too few repetitions for the rank test ({0} against {0}): medians compared",
+    EXPECT_NE(mlir.note.find(fmt::format("too few repetitions for the rank test to reach --alpha ({0} against {0}): "
+                                         "every repetition must differ",
                                          repetitions)),
               std::string::npos)
         << mlir.note;
@@ -123,6 +124,57 @@ TEST(RegressionCheck, TooFewRepetitionsForTheRankTestLetTheMediansDecide) {
   EXPECT_TRUE(mlir.relative->rank_test_decides);
   EXPECT_EQ(mlir.verdict, Verdict::Regressed);
   EXPECT_EQ(mlir.note.find("too few repetitions"), std::string::npos) << mlir.note;
+}
+
+// A stricter --alpha never flags more: below the least p the repetitions can
+// give, a regression needs every repetition slower, not the medians alone.
+TEST(RegressionCheck, AStricterAlphaNeverFlagsMoreRows) {
+  StoredRun base = run(), overlapping = run();
+  // 5.5% slower medians, but the repetitions overlap: p about 0.35.
+  const std::vector<double> then = {10.0, 10.4, 9.6, 10.2, 9.8}, now = {10.55, 9.7, 11.0, 10.3, 10.9};
+  base.rows = {timedRow("mlir", 10.0)};
+  overlapping.rows = {timedRow("mlir", 10.55)};
+  base.rows[0].samples_ms = then;
+  overlapping.rows[0].samples_ms = now;
+  for (double alpha : {0.05, 0.01, 0.001, 1e-6}) {
+    CompareOptions options;
+    options.gate = Gate::Absolute;
+    options.alpha = alpha;
+    EXPECT_EQ(rowOf(compareRuns(base, overlapping, options), "mlir").verdict, Verdict::Unchanged) << alpha;
+  }
+  // Every repetition slower: flagged at any alpha.
+  StoredRun separated = overlapping;
+  separated.rows[0].samples_ms = {11.0, 11.2, 10.9, 11.1, 11.3};
+  separated.rows[0].median_ms = 11.1;
+  for (double alpha : {0.05, 0.001, 1e-6}) {
+    CompareOptions options;
+    options.gate = Gate::Absolute;
+    options.alpha = alpha;
+    EXPECT_EQ(rowOf(compareRuns(base, separated, options), "mlir").verdict, Verdict::Regressed) << alpha;
+  }
+}
+
+// The relative gate divides libxsmm's own change out of every ratio: a slower
+// reference is said, not hidden, though it fails nothing.
+TEST(RegressionCheck, ASlowerReferenceIsSaid) {
+  StoredRun base = run(), slower = run(2.0);  // the machine (or libxsmm) at half speed, both rows
+  const Comparison comparison = compareRuns(base, slower, {});
+  const RowComparison& libxsmm = rowOf(comparison, "libxsmm");
+  EXPECT_EQ(libxsmm.verdict, Verdict::Reference);
+  EXPECT_TRUE(libxsmm.reference_slowed);
+  EXPECT_NE(libxsmm.note.find("slower itself, 50.0% less speed"), std::string::npos) << libxsmm.note;
+  EXPECT_FALSE(comparison.failed());
+  EXPECT_FALSE(rowOf(compareRuns(base, run(), {}), "libxsmm").reference_slowed);
+}
+
+TEST(RegressionCheck, ANoisyRowsVerdictSaysSo) {
+  StoredRun base = run(), noisy = run(1.0, 1.2);
+  noisy.rows[0].noisy = true;
+  const Comparison comparison = compareRuns(base, noisy, {});
+  const RowComparison& mlir = rowOf(comparison, "mlir");
+  EXPECT_EQ(mlir.verdict, Verdict::Regressed);
+  EXPECT_NE(mlir.note.find("flagged noisy in the new run: its verdict is less sure"), std::string::npos) << mlir.note;
+  EXPECT_EQ(rowOf(compareRuns(base, run(1.0, 1.2), {}), "mlir").note.find("noisy"), std::string::npos);
 }
 
 TEST(RegressionCheck, AFasterKernelIsAnImprovement) {

@@ -210,6 +210,23 @@ TEST(ShardMerge, ShardsOfCasesWithTheirOwnThreadsMerge) {
   EXPECT_EQ(metadata.at("requested_threads"), nlohmann::json({1, 2}));
 }
 
+// A shard of fp32 cases measures no bf16 peak: the merged run keeps the one a bf16 shard measured.
+TEST(ShardMerge, EachPeakIsTheOneAShardMeasured) {
+  ShardReport fp32 = shardReport("1/2", {"a", "b"}), bf16 = shardReport("2/2", {"c", "d"});
+  fp32.report.metadata.peak_gflops = 150;
+  fp32.report.metadata.peaks_by_threads[2] = {300, 0};
+  bf16.report.metadata.peak_gflops = 151;
+  bf16.report.metadata.bf16_peak_gflops = 310;
+  bf16.report.metadata.bf16_peak_instruction = "vdpbf16ps";
+  bf16.report.metadata.peaks_by_threads[2] = {301, 620};
+  const MergedRun merged = mergeShards({fp32, bf16}, false);
+  EXPECT_EQ(merged.metadata.peak_gflops, 150);
+  EXPECT_EQ(merged.metadata.bf16_peak_gflops, 310);
+  EXPECT_EQ(merged.metadata.bf16_peak_instruction, "vdpbf16ps");
+  EXPECT_EQ(merged.metadata.peaks_by_threads.at(2).fp32_gflops, 300);
+  EXPECT_EQ(merged.metadata.peaks_by_threads.at(2).bf16_gflops, 620);
+}
+
 TEST(ShardMerge, ACaseWithoutOneOfItsThreadCountsIsIncomplete) {
   const std::vector<ShardReport> shards = {threadedShard("1/2", {"a", "b"}, "b 2"), threadedShard("2/2", {"c", "d"})};
   expectMessage(mergeError(shards), {"incomplete", "without rows: b (2 threads)"});
@@ -238,6 +255,16 @@ TEST(ShardMerge, ShardsOfOtherThreadRequestsCacheOrTuningAreRefused) {
   other = threadedShard("2/2", {"c", "d"});
   other.report.metadata.tuning = "tuning/zen5.json";
   expectMessage(mergeError({first, other}), {"tuning", "'none' against 'tuning/zen5.json'"});
+  // How the rows were timed and which schedule they ran.
+  other = threadedShard("2/2", {"c", "d"});
+  other.report.metadata.schedule_option = "avx2.f32.4x16";
+  expectMessage(mergeError({first, other}), {"--schedule", "'' against 'avx2.f32.4x16'"});
+  other = threadedShard("2/2", {"c", "d"});
+  other.report.metadata.repetitions = 7;
+  expectMessage(mergeError({first, other}), {"--reps", "'' against '7'"});
+  other = threadedShard("2/2", {"c", "d"});
+  other.report.metadata.min_time_s = 0.2;
+  expectMessage(mergeError({first, other}), {"--min-time", "'' against '0.2'"});
 }
 
 TEST(ShardMerge, ARowOfAThreadCountItsCaseDoesNotOweIsRefused) {

@@ -105,6 +105,10 @@ inline RunMetadata sampleMetadata() {
   metadata.hostname = "host";
   metadata.threads = 1;
   metadata.fill = "exact";
+  metadata.schedule_option = "none";
+  metadata.repetitions = 5;
+  metadata.min_time_s = 0.1;
+  metadata.noisy_iqr = 0.05;
   return metadata;
 }
 

@@ -45,6 +45,25 @@ TEST(AtomicFile, AFifoIsWrittenThroughNotReplaced) {
   EXPECT_TRUE(fs::is_fifo(fifo));
 }
 
+// A merged or compared report written over one of its inputs destroyed it.
+TEST(AtomicFile, AnOutputThatIsAnInputIsRefused) {
+  const TemporaryFolder folder;
+  const fs::path shard = folder.path / "s1.json", other = folder.path / "s2.json";
+  std::ofstream(shard) << "{}";
+  std::ofstream(other) << "{}";
+  const std::vector<std::string> inputs = {shard.string(), other.string()};
+  EXPECT_NO_THROW(requireNotAnInput("--json", (folder.path / "merged.json").string(), inputs));
+  EXPECT_NO_THROW(requireNotAnInput("--json", "", inputs));
+  const std::string same_file_elsewhere = (folder.path / "." / "s2.json").string();
+  try {
+    requireNotAnInput("--json", same_file_elsewhere, inputs);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()), "--json " + same_file_elsewhere + " is an input of this command: writing "
+                                         "it would destroy it");
+  }
+}
+
 TEST(AtomicFile, AFailureNamesThePathGiven) {
   const TemporaryFolder folder;
   const fs::path missing = folder.path / "no-such-folder" / "x.json";

@@ -78,6 +78,11 @@ TEST(JsonReader, OlderReportsTakeDefaults) {
   EXPECT_EQ(row.isa_used, "");  // reports before the column do not say
   EXPECT_EQ(report.metadata.shard, "");
   EXPECT_TRUE(report.metadata.selected_cases.empty());
+  // Settings recorded later read as unknown, not as values.
+  EXPECT_EQ(report.metadata.schedule_option, "");
+  EXPECT_EQ(report.metadata.repetitions, 0);
+  EXPECT_EQ(report.metadata.min_time_s, 0.0);
+  EXPECT_EQ(report.metadata.cold_mib, 0.0);
 }
 
 TEST(JsonReader, TheLevelUsedRoundTripsBelowTheCap) {
@@ -155,6 +160,8 @@ TEST(JsonReader, ValuesOfTheWrongTypeOrRangeAreMalformed) {
       {"m", "64", "'m' must be an integer, got string"},
       {"n", 18446744073709551615u, "'n' is 18446744073709551615, out of range"},
       {"threads", 4294967296, "'threads' is 4294967296, out of range"},
+      {"threads", 0, "'threads' must be 1 or more, got 0"},
+      {"threads", -3, "'threads' must be 1 or more, got -3"},
       {"beta", 2, "'beta' must be 0 or 1, got 2"},
       {"median_ms", true, "'median_ms' must be a number, got boolean"},
       {"noisy", 1, "'noisy' must be true or false, got 1"},

@@ -196,6 +196,24 @@ class AmxPeak(unittest.TestCase):
         self.assertNotIn("dot-product", text)
 
 
+class Bf16WithoutItsPeak(unittest.TestCase):
+    """At avx512-bf16, bf16 runs on vdpbf16ps: a report without that peak has no peak line, never the fp32 one."""
+
+    def test_the_fp32_peak_is_not_drawn_for_bf16_dot_products(self):
+        metadata = {"cpu_model": "Test CPU", "isa": "avx512-bf16", "threads": 1, "date": "2026-01-02T03:04:05Z",
+                    "peak_gflops": 150.0, "bf16_peak_gflops": 0.0, "hostname": "h", "git_commit": "abc"}
+        rows = [dict(row(case, "mlir", dtype="bf16", isa="avx512-bf16", gflops=250.0), c_dtype="f32")
+                for case in ("b1", "b2")]
+        with tempfile.TemporaryDirectory() as folder:
+            report = Path(folder) / "bf16.json"
+            report.write_text(json.dumps({"nkbench_version": "0.1", "metadata": metadata, "rows": rows}))
+            result = run_script(report, "--out", Path(folder) / "plots")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            text = svg_text(Path(folder) / "plots" / "gflops-bf16-avx512-bf16.svg")
+        self.assertNotIn("fp32 FMA peak", text)
+        self.assertIn("measured peak: unknown", text)
+
+
 class BelowTheCap(unittest.TestCase):
     """A backend that ran a lower level than the run's cap is marked with that level; one at the cap is not."""
 
