@@ -2,24 +2,12 @@
 
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <ctime>
-#include <memory>
+
+#include "harness/run/build_commit.h"
 
 namespace nkbench {
 namespace {
-
-std::string gitCommit() {
-  const std::string command = "git -C '" NKBENCH_SOURCE_DIR "' rev-parse --short=12 HEAD 2>/dev/null";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return "unknown";
-  std::array<char, 64> buffer{};
-  std::string out;
-  while (fgets(buffer.data(), int(buffer.size()), pipe.get())) out += buffer.data();
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out.empty() ? "unknown" : out;
-}
 
 std::string utcNow() {
   std::time_t now = std::time(nullptr);
@@ -42,7 +30,7 @@ RunMetadata collectRunMetadata(const CpuFeatures& features) {
   metadata.cpu_model = features.brand;
   metadata.isa_flags = features.flagNames();
   metadata.compiler = NKBENCH_COMPILER;
-  metadata.git_commit = gitCommit();
+  metadata.git_commit = kBuildCommit;
   metadata.date = utcNow();
   metadata.hostname = hostName();
   return metadata;

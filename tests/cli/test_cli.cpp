@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <regex>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -46,6 +47,10 @@ TEST(Cli, RunWritesVerifiedRowsAsCsvAndJson) {
   for (const char* key : {"cpu_model", "isa_flags", "measured_clock_ghz", "compiler", "library_versions", "git_commit",
                           "date", "command_line"})
     EXPECT_TRUE(metadata.contains(key)) << key;
+  // The build's commit, fixed when it was built: 12 hex digits, "-dirty" for a changed checkout.
+  EXPECT_TRUE(std::regex_match(metadata.at("git_commit").get<std::string>(),
+                               std::regex("[0-9a-f]{12}(-dirty)?|unknown")))
+      << metadata.at("git_commit");
   EXPECT_GT(metadata.at("peak_gflops").get<double>(), 0.0);
   for (const nlohmann::json& row : report.at("rows")) {
     EXPECT_EQ(row.at("status"), "passed");
