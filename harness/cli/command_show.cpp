@@ -54,11 +54,12 @@ void checkStage(const std::string& stage) {
   throw Error(fmt::format("--stage '{}': expected payload, transform, scheduled, llvm, asm or all", stage));
 }
 
-// `auto` is the host's best level. A named level is taken as is for a named CPU
-// (nothing runs); for the host it must be one the host has.
-Isa showIsa(const std::string& text, bool for_host) {
+// `auto` is the best level of the CPU the code is for: the host's, or the named
+// CPU's. A named level is taken as is for a named CPU (nothing runs; the compiler
+// checks the CPU has it); for the host it must be one the host has.
+Isa showIsa(const std::string& text, const std::string& target_cpu) {
   const std::optional<Isa> named = parseIsaOption(text);
-  if (named && !for_host) return *named;
+  if (!target_cpu.empty()) return named ? *named : mlir_backend::bestIsaOfCpu(target_cpu);
   std::string error;
   const std::optional<Isa> isa = resolveIsa(named, detectCpuFeatures(), &error);
   if (!isa) throw Error(named ? error + "; name a --target-cpu (e.g. sapphirerapids) to see another CPU's code" : error);
@@ -70,7 +71,7 @@ int show(const ShowArguments& args) {
   const Suite suite = loadSuite(args.suite);
   const SuiteCase& c = findCase(suite, args.case_id);
   const bool for_host = args.target_cpu.empty();
-  const Isa isa = showIsa(args.isa, for_host);
+  const Isa isa = showIsa(args.isa, args.target_cpu);
   const CacheSizes caches = hostCacheSizes();
   // Tuned schedules and measured peaks are the host's: a named CPU gets the analytic schedules.
   mlir_backend::TunedSchedules tuned;
@@ -117,7 +118,8 @@ void addShowCommand(CLI::App& app, Action& action) {
   cmd->add_option("--suite", args->suite, "Suite file (YAML)")->required();
   cmd->add_option("case", args->case_id, "Case id (GEMM cases show their block kernel, mlp cases their first layer's)")->required();
   cmd->add_option("--isa", args->isa,
-                  "ISA level to generate code for (the host need not have it): auto|avx2|avx512|avx512-bf16|amx-emulated|amx")
+                  "ISA level to generate code for (the host need not have it; auto: the best of the CPU it is for): "
+                  "auto|avx2|avx512|avx512-bf16|amx-emulated|amx")
       ->capture_default_str();
   cmd->add_option("--target-cpu", args->target_cpu,
                   "LLVM CPU to compile for, e.g. sapphirerapids, znver4, haswell (default: the host, by its CPU features)");

@@ -282,6 +282,24 @@ class JitKernel final : public CompiledKernel {
 
 }  // namespace
 
+Isa bestIsaOfCpu(const std::string& cpu) {
+  initializeOnce();
+  auto machine = namedCpuTarget(cpu).createTargetMachine();
+  if (!machine) throw Error("mlir: cannot create the target machine: " + llvm::toString(machine.takeError()));
+  const auto has = [&](Isa level) {
+    for (const std::string& feature : featuresOfLevel(level))
+      if (!(*machine)->getMCSubtargetInfo()->checkFeatures("+" + feature)) return false;
+    return true;
+  };
+  std::optional<Isa> best;
+  for (Isa level : {Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::Amx}) {
+    if (!has(level)) break;  // each level builds on the one below
+    best = level;
+  }
+  if (!best) throw Error(fmt::format("target CPU {} lacks AVX2 and FMA, which every ISA level needs", cpu));
+  return *best;
+}
+
 struct MlirCompiler::Impl {
   Impl(Isa cap, const CacheSizes& host_caches, const std::string& target_cpu, const std::string& kernel_cache)
       : isa(cap), caches(host_caches), host_target(target_cpu.empty()), cache(kernel_cache) {

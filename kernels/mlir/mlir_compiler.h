@@ -67,6 +67,11 @@ struct CompilationStages {
   CompileTimes times;     // of the stages above (no link: nothing is loaded)
 };
 
+// The highest ISA level whose every feature `cpu` (an LLVM CPU name) has:
+// what `--isa auto` means for code shown for that CPU. Error for a CPU LLVM
+// does not know, or one without AVX2 and FMA.
+Isa bestIsaOfCpu(const std::string& cpu);
+
 class MlirCompiler {
  public:
   // Code is generated for the host CPU, or for `target_cpu` (an LLVM CPU name such as

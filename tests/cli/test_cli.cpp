@@ -296,6 +296,16 @@ TEST(Cli, ShowCompilesForANamedCpuWithoutRunning) {
       << route.output;
   EXPECT_NE(route.output.find("vdpbf16ps"), std::string::npos);
   EXPECT_EQ(route.output.find("tdpbf16ps"), std::string::npos);
+  // --isa auto is the named CPU's best level, not this host's.
+  for (const auto& [cpu, level] : {std::pair{"haswell", "avx2"}, {"skylake-avx512", "avx512"}, {"sapphirerapids", "amx"}}) {
+    const Outcome automatic = runNkbench(showCase("brgemm-32x32x32-b32") + " --target-cpu " + cpu + " --stage payload");
+    ASSERT_EQ(automatic.exit_code, 0) << automatic.output;
+    EXPECT_NE(automatic.output.find(std::string("--isa ") + level + ", target " + cpu), std::string::npos)
+        << automatic.output;
+  }
+  const Outcome old_cpu = runNkbench(showCase("brgemm-32x32x32-b32") + " --target-cpu core2 --stage payload");
+  EXPECT_EQ(old_cpu.exit_code, 2);
+  EXPECT_EQ(old_cpu.output, "nkbench: error: target CPU core2 lacks AVX2 and FMA, which every ISA level needs\n");
 }
 
 // Without --target-cpu, show compiles for the host by its feature bits, as run does
