@@ -12,6 +12,7 @@
 #include "harness/host/peak.h"
 #include "harness/suite/suite.h"
 #include "harness/tune/tuning_selection.h"
+#include "kernels/common/thread_split.h"
 #include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_compiler.h"
 #include "kernels/mlir/route_choice.h"
@@ -89,6 +90,9 @@ int show(const ShowArguments& args) {
   const mlir_backend::RouteChoice route = mlir_backend::chooseRoute(isa, c.problem, request);
   const mlir_backend::Schedule& schedule = route.schedule;
   const int threads = args.threads > 0 ? args.threads : std::max(c.threads, 1);
+  // What run would not compile is not shown as if it would.
+  if (auto skipped = brgemmThreadsUnsupported("mlir", c.problem, threads))
+    throw Error(fmt::format("case '{}' at {} threads: run skips it ({})", c.id, threads, *skipped));
   const Problem kernel = mlir_backend::kernelProblemFor(c.problem, schedule, caches, threads);
   // The host by its feature bits, as `run` compiles (a VM's CPU name can lack
   // features its CPUID reports), or a named CPU; generate() never runs the code.

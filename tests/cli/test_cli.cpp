@@ -333,6 +333,9 @@ TEST(Cli, ShowRejectsBadInputInOneLine) {
       {showCase("brgemm-32x32x32-b32 --stage bytecode"), "--stage 'bytecode'"},
       {showCase("brgemm-32x32x32-b32 --target-cpu pentium9000"), "--target-cpu pentium9000"},
       {showCase("bf16-brgemm-32x32x32-b32 --isa amx --target-cpu haswell"), "haswell lacks"},
+      // run skips a BRGEMM on two threads: show does not show it as if it ran.
+      {showCase("brgemm-32x32x32-b32 --threads 2 --target-cpu haswell"),
+       "case 'brgemm-32x32x32-b32' at 2 threads: run skips it"},
   };
   for (const auto& [arguments, message] : cases) {
     const Outcome show = runNkbench(arguments);
