@@ -163,7 +163,8 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
   const CacheSizes caches = hostCacheSizes();
   const TuningHost here = thisTuningHost(features, caches);
 
-  // A file that cannot be updated is refused (or, at the default path, reported) before anything is measured.
+  // A file that cannot be written or updated is refused before anything is measured (at the default path, one
+  // that does not hold here is replaced instead, said when the first class is written).
   const TuningTarget target{options.out, options.out_is_default, options.out_from_environment};
   const TuningBuild build = thisTuningBuild();
   TuneSummary summary;
