@@ -8,7 +8,8 @@ measured peak of the cores used (gflops-*), speed relative to libxsmm with geome
 (ratio-*), compile / JIT cost per backend (compile-*), the mlir vs mlir-default nanokernel
 ablation (ablation-*), and ratios.md; where a (type, ISA) ran at several thread counts, the
 speed-up over the fewest threads against the ideal (scaling-*). Groups of more than one thread
-have '-Nt' in their file names.
+have '-Nt' in their file names. Bars of rows flagged noisy are hatched, and their ratios marked
+'(noisy)' in ratios.md; they stay in the geomeans.
 Bad input is one line on stderr and exit status 2.
 """
 

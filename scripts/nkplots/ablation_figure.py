@@ -3,12 +3,12 @@ vector.contract left to upstream's generic lowering): GFLOPS per case and the sp
 
 from typing import Optional
 
-from .bars import GROUP_WIDTH
+from .bars import GROUP_WIDTH, noisy_legend_entry, noisy_rows
 from .gflops_figure import draw_speeds
 from .groups import ResultGroup
 from .ratios import geometric_mean
-from .style import (Palette, label_cases_with_geomean, legend_outside, new_figure, ratio_axis, set_title,
-                    times, width_for)
+from .style import (NOISY_HATCH, Palette, label_cases_with_geomean, legend_outside, new_figure, ratio_axis,
+                    set_title, times, width_for)
 
 STEM = "ablation"
 NANOKERNEL, GENERIC = "mlir", "mlir-default"
@@ -46,8 +46,12 @@ def draw_factors(axis, group: ResultGroup, geomean_x: float, palette: Palette) -
     positions = [group.cases.index(case) for case in factors]
     bars = axis.bar(positions, list(factors.values()), GROUP_WIDTH / 2, color=palette.colour(NANOKERNEL),
                     edgecolor="#333333", linewidth=0.3, label=f"{NANOKERNEL} / {GENERIC}")
+    noisy = noisy_rows(group)
+    hatched = [case for case in factors if noisy(case, NANOKERNEL) or noisy(case, GENERIC)]
     for bar, case in zip(bars.patches, factors):
         bar.set_gid(f"{STEM}-speedup:{case}")
+        if case in hatched:
+            bar.set_hatch(NOISY_HATCH)
     geomean = geometric_mean(list(factors.values()))
     geomean_bar, = axis.bar(geomean_x, geomean, GROUP_WIDTH / 2, color=palette.colour(NANOKERNEL),
                             edgecolor="#333333", linewidth=0.8)
@@ -56,4 +60,4 @@ def draw_factors(axis, group: ResultGroup, geomean_x: float, palette: Palette) -
         axis.annotate(times(factor), (x, factor), ha="center", va="bottom", fontsize=7,
                       xytext=(0, 2), textcoords="offset points")
     ratio_axis(axis, list(factors.values()), f"speedup of {NANOKERNEL}\nover {GENERIC}")
-    legend_outside(axis)
+    legend_outside(axis, trailing=[noisy_legend_entry(len(hatched), "either row")])

@@ -1,4 +1,5 @@
-"""Grouped bars: one group per case, one bar per backend, and a mark where a row was not timed."""
+"""Grouped bars: one group per case, one bar per backend, a mark where a row was not timed, and a
+hatch where it was timed but flagged noisy."""
 
 from collections import Counter
 from typing import Callable, Optional
@@ -8,9 +9,14 @@ from matplotlib.patches import Patch
 from matplotlib.transforms import blended_transform_factory
 
 from .groups import ResultGroup
-from .style import UNMEASURED_MARK, Palette
+from .style import NOISY_HATCH, UNMEASURED_MARK, Palette
 
 GROUP_WIDTH = 0.82  # of the unit spacing between cases; the rest separates the groups
+
+# (case, backend) -> the status of a slot that has no bar because a row was not timed, else None.
+Untimed = Callable[[str, str], Optional[str]]
+# (case, backend) -> whether the bar's value rests on a row flagged noisy.
+Noisy = Callable[[str, str], bool]
 
 
 def slot_offsets(count: int) -> list[float]:
@@ -18,29 +24,55 @@ def slot_offsets(count: int) -> list[float]:
     return [(index - (count - 1) / 2) * width for index in range(count)]
 
 
+def untimed_rows(group: ResultGroup) -> Untimed:
+    """The group's own rows that did not pass: the usual reason for a slot without a bar."""
+    def status(case: str, backend: str) -> Optional[str]:
+        row = group.row(case, backend)
+        return row.status if row is not None and not row.passed else None
+    return status
+
+
+def noisy_rows(*groups: ResultGroup) -> Noisy:
+    """A value from rows of several groups (a speed-up over the base's threads) is as unsure as
+    the noisiest of them."""
+    def noisy(case: str, backend: str) -> bool:
+        return any(row is not None and row.noisy for row in (group.row(case, backend) for group in groups))
+    return noisy
+
+
 def draw_grouped_bars(axis, group: ResultGroup, backends: list[str], palette: Palette, gid: str,
-                      value: Callable[[str, str], Optional[float]]) -> None:
-    """Bars of height value(case, backend) where it is known. Each bar gets the SVG id
-    'GID:BACKEND:CASE' so that tests (and readers of the SVG) can find it; rows that were not
-    timed get a cross at the foot of their slot instead of a bar ('GID-unmeasured:...')."""
+                      value: Callable[[str, str], Optional[float]], cases: Optional[list[str]] = None,
+                      untimed: Optional[Untimed] = None, noisy: Optional[Noisy] = None) -> int:
+    """Bars of height value(case, backend) where it is known, over `cases` (the group's by default).
+    Each bar gets the SVG id 'GID:BACKEND:CASE' so that tests (and readers of the SVG) can find it;
+    slots that were not timed get a cross at their foot instead of a bar ('GID-unmeasured:...');
+    bars whose rows were flagged noisy are hatched, so that a reader sees which are less sure.
+    Returns the number of hatched bars, for the legend."""
+    cases = group.cases if cases is None else cases
+    untimed = untimed or untimed_rows(group)
+    noisy = noisy or noisy_rows(group)
     offsets = slot_offsets(len(backends))
     width = GROUP_WIDTH / len(backends)
     foot = blended_transform_factory(axis.transData, axis.transAxes)
+    hatched = 0
     for backend, offset in zip(backends, offsets):
-        measured = [(index, case, value(case, backend)) for index, case in enumerate(group.cases)]
+        measured = [(index, case, value(case, backend)) for index, case in enumerate(cases)]
         measured = [(index, case, height) for index, case, height in measured if height is not None]
         bars = axis.bar([index + offset for index, _, _ in measured],
                         [height for _, _, height in measured], width,
                         color=palette.colour(backend), edgecolor="#333333", linewidth=0.3)
         for patch, (_, case, _) in zip(bars.patches, measured):
             patch.set_gid(f"{gid}:{backend}:{case}")
-        for index, case in enumerate(group.cases):
-            row = group.row(case, backend)
-            if row is not None and not row.passed:
+            if noisy(case, backend):
+                patch.set_hatch(NOISY_HATCH)
+                hatched += 1
+        for index, case in enumerate(cases):
+            if untimed(case, backend) is not None:
                 mark, = axis.plot(index + offset, 0.03, UNMEASURED_MARK, transform=foot, clip_on=False,
                                   markerfacecolor=palette.colour(backend), markeredgecolor="#333333",
                                   markersize=7, markeredgewidth=0.6)
                 mark.set_gid(f"{gid}-unmeasured:{backend}:{case}")
+    return hatched
 
 
 def backend_legend_entries(backends: list[str], palette: Palette,
@@ -50,10 +82,13 @@ def backend_legend_entries(backends: list[str], palette: Palette,
             for backend in backends]
 
 
-def unmeasured_legend_entry(group: ResultGroup, backends: list[str]) -> Optional[Line2D]:
+def unmeasured_legend_entry(group: ResultGroup, backends: list[str], cases: Optional[list[str]] = None,
+                            untimed: Optional[Untimed] = None) -> Optional[Line2D]:
     """A legend entry explaining the crosses, with counts per backend and status."""
-    counts = Counter((row.backend, row.status) for row in group.rows.values()
-                     if not row.passed and row.backend in backends)
+    cases = group.cases if cases is None else cases
+    untimed = untimed or untimed_rows(group)
+    counts = Counter((backend, status) for case in cases for backend in backends
+                     for status in [untimed(case, backend)] if status is not None)
     if not counts:
         return None
     details = "\n".join(f"  {backend}: {count} {status}"
@@ -61,3 +96,14 @@ def unmeasured_legend_entry(group: ResultGroup, backends: list[str]) -> Optional
     return Line2D([], [], linestyle="none", marker=UNMEASURED_MARK, markerfacecolor="#bbbbbb",
                   markeredgecolor="#333333", markersize=7, markeredgewidth=0.6,
                   label=f"not timed (no bar):\n{details}")
+
+
+def noisy_legend_entry(hatched: int, rows: str = "row") -> Optional[Patch]:
+    """A legend entry explaining the hatch; `rows` names the rows a bar's value rests on where it
+    is not the bar's own alone (a ratio also rests on libxsmm's)."""
+    if not hatched:
+        return None
+    bars = "1 bar" if hatched == 1 else f"{hatched} bars"
+    return Patch(facecolor="white", edgecolor="#333333", linewidth=0.3, hatch=NOISY_HATCH,
+                 label=f"hatched ({bars}): {rows} flagged noisy\n(spread above --noisy-iqr,\n"
+                       "or faster than the measured peak)")

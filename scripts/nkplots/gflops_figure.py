@@ -4,7 +4,7 @@ from typing import Optional
 
 from matplotlib.lines import Line2D
 
-from .bars import backend_legend_entries, draw_grouped_bars, unmeasured_legend_entry
+from .bars import backend_legend_entries, draw_grouped_bars, noisy_legend_entry, unmeasured_legend_entry
 from .groups import ResultGroup
 from .style import PEAK_COLOUR, Palette, label_cases, legend_outside, new_figure, set_title, width_for
 
@@ -25,12 +25,13 @@ def build(group: ResultGroup, palette: Palette):
 
 
 def draw_speeds(axis, group: ResultGroup, backends: list[str], palette: Palette, gid: str) -> None:
-    """Median GFLOPS bars of the given backends under the measured peak, with their legend."""
+    """Median GFLOPS bars of the given backends under the measured peak, with their legend; bars of
+    rows flagged noisy are hatched."""
     def median_gflops(case, backend):
         row = group.row(case, backend)
         return row.median_gflops if row is not None else None
 
-    draw_grouped_bars(axis, group, backends, palette, gid, median_gflops)
+    hatched = draw_grouped_bars(axis, group, backends, palette, gid, median_gflops)
     for peak in group.peaks:
         axis.axhline(peak.gflops, color=PEAK_COLOUR, linestyle="--", linewidth=1.3, gid="peak",
                      label=f"measured {peak.what}\n{peak.gflops:.1f} GFLOPS")
@@ -45,4 +46,4 @@ def draw_speeds(axis, group: ResultGroup, backends: list[str], palette: Palette,
     unknown_peak = None if group.peaks else Line2D([], [], linestyle="none",
                                                    label="measured peak: unknown\n(no JSON metadata)")
     legend_outside(axis, backend_legend_entries(backends, palette, group.backend_label),
-                   [unknown_peak, unmeasured_legend_entry(group, backends)])
+                   [unknown_peak, unmeasured_legend_entry(group, backends), noisy_legend_entry(hatched)])

@@ -2,10 +2,10 @@
 
 from typing import Optional
 
-from .bars import (GROUP_WIDTH, backend_legend_entries, draw_grouped_bars, slot_offsets,
+from .bars import (GROUP_WIDTH, backend_legend_entries, draw_grouped_bars, noisy_legend_entry, slot_offsets,
                    unmeasured_legend_entry)
 from .groups import ResultGroup
-from .ratios import BASELINE, backend_ratios, compared_backends, has_baseline
+from .ratios import BASELINE, backend_ratios, compared_backends, has_baseline, ratio_is_noisy
 from .style import (Palette, label_cases_with_geomean, legend_outside, new_figure, ratio_axis, set_title,
                     times, width_for)
 
@@ -26,8 +26,9 @@ def build(group: ResultGroup, palette: Palette):
     fig, axes = new_figure(width_for(len(group.cases) + 1), 4.8)
     axis = axes[0][0]
 
-    draw_grouped_bars(axis, group, backends, palette, STEM,
-                      lambda case, backend: ratios[backend].per_case.get(case))
+    hatched = draw_grouped_bars(axis, group, backends, palette, STEM,
+                                lambda case, backend: ratios[backend].per_case.get(case),
+                                noisy=lambda case, backend: ratio_is_noisy(group, case, backend))
     geomean_x = label_cases_with_geomean(axis, group.cases)
     draw_geomeans(axis, geomean_x, [ratios[backend] for backend in backends], palette)
     axis.axhline(1.0, color="#333333", linewidth=1.0, label=f"{group.backend_label(BASELINE)} = 1")
@@ -36,7 +37,8 @@ def build(group: ResultGroup, palette: Palette):
 
     entries = backend_legend_entries(backends, palette,
                                      lambda backend: legend_label(ratios[backend], group.backend_label(backend)))
-    legend_outside(axis, entries, [unmeasured_legend_entry(group, backends)])
+    legend_outside(axis, entries, [unmeasured_legend_entry(group, backends),
+                                   noisy_legend_entry(hatched, f"its or {BASELINE}'s row")])
     set_title(fig, axis, f"Speed relative to {BASELINE} (same run)", group)
     return fig
 

@@ -13,6 +13,7 @@ STATUSES = ("passed", "failed", "mistrusted", "skipped", "error")
 ISA_LEVELS = ("avx2", "avx512", "avx512-bf16", "amx-emulated", "amx")
 REQUIRED_FIELDS = ("case", "dtype", "isa", "backend", "status",
                    "median_gflops", "ratio_to_libxsmm", "compile_ms")
+FLAG_TEXTS = {"1": True, "0": False, "true": True, "false": False}  # CSV spellings of a boolean
 
 
 class InputError(Exception):
@@ -57,6 +58,9 @@ class ResultRow:
     compile_ms: Optional[float]
     run: RunInfo
     isa_used: Optional[str] = None  # the level the backend ran at (<= isa); None in older reports
+    # Timed, but less sure: repetitions spread above --noisy-iqr, or faster than the measured peak.
+    # False in reports older than the column.
+    noisy: bool = False
 
     @property
     def below_cap(self) -> bool:
@@ -184,6 +188,15 @@ def make_row(path: Path, where: str, record: dict, run: RunInfo) -> ResultRow:
             raise InputError(f"{path}: {where}: {field} {value!r} is not a number") from None
         return parsed if math.isfinite(parsed) else None
 
+    def flag(field):
+        """JSON true/false/null, or CSV 1/0/empty (empty or absent: not flagged)."""
+        value = record.get(field)
+        if value in (None, False, True):
+            return bool(value)
+        if isinstance(value, str) and value.strip().lower() in FLAG_TEXTS:
+            return FLAG_TEXTS[value.strip().lower()]
+        raise InputError(f"{path}: {where}: {field} {value!r} is not true or false")
+
     status = text("status")
     if status not in STATUSES:
         raise InputError(f"{path}: {where}: unknown status {status!r} "
@@ -202,4 +215,5 @@ def make_row(path: Path, where: str, record: dict, run: RunInfo) -> ResultRow:
         median_gflops=number("median_gflops") if passed else None,
         ratio_to_libxsmm=number("ratio_to_libxsmm") if passed else None,
         compile_ms=number("compile_ms"), run=run,
-        isa_used=record.get("isa_used") or None)  # absent from reports older than the column
+        isa_used=record.get("isa_used") or None,  # absent from reports older than the column
+        noisy=flag("noisy") if passed else False)

@@ -1,17 +1,24 @@
 """Thread scaling, for a (type, ISA) measured at two or more thread counts (nkbench run
 --threads 1,2): GFLOPS against threads per backend (the geometric mean over the cases it timed
 at every count) under the peak of the cores used, then each backend's speed-up on N threads
-over its own speed on the fewest threads, per case, against the ideal (one panel per N)."""
+over its own speed on the fewest threads, per case, against the ideal (one panel per N). A case
+that did not run on the fewest threads (one with its own thread count in the suite) has no speed-up:
+it is left out of the panels, and their legend names it and the counts it ran at."""
 
 from typing import Optional
 
-from .bars import backend_legend_entries, draw_grouped_bars, unmeasured_legend_entry
+from matplotlib.lines import Line2D
+
+from .bars import (backend_legend_entries, draw_grouped_bars, noisy_legend_entry, noisy_rows,
+                   unmeasured_legend_entry)
 from .captions import describe_runs
 from .groups import GroupKey, ResultGroup
 from .ratios import geometric_mean
-from .style import PEAK_COLOUR, label_cases, legend_outside, new_figure, ratio_axis, width_for
+from .style import (PEAK_COLOUR, label_cases, legend_outside, new_figure, ratio_axis, title_and_caption,
+                    width_for)
 
 STEM = "scaling"
+LISTED_ALONE = 6  # cases named one by one in a panel's note on cases left out; the rest are counted
 
 
 def scaling_sets(groups: list[ResultGroup]) -> dict[GroupKey, list[ResultGroup]]:
@@ -31,6 +38,28 @@ def speedup(base: ResultGroup, group: ResultGroup, case: str, backend: str) -> O
     return more.median_gflops / fewer.median_gflops
 
 
+def compared_cases(base: ResultGroup, group: ResultGroup) -> list[str]:
+    """The group's cases that also ran on the base's threads: only they have a speed-up to draw."""
+    return [case for case in group.cases if case in base.cases]
+
+
+def untimed_slots(base: ResultGroup, group: ResultGroup):
+    """Why a slot of a compared case has no bar: the row was not timed on the group's threads,
+    or not on the base's (skipped there, or the backend did not run the case there)."""
+    fewest = f"{base.key.threads} thread{'s' if base.key.threads > 1 else ''}"
+
+    def status(case: str, backend: str) -> Optional[str]:
+        fewer, more = base.row(case, backend), group.row(case, backend)
+        if more is None:
+            return None  # no row, no slot: as in the GFLOPS figure
+        if not more.passed:
+            return more.status
+        if fewer is None:
+            return f"not run at {fewest}"
+        return None if fewer.passed else f"{fewer.status} at {fewest}"
+    return status
+
+
 def reason_to_skip(members: list[ResultGroup]) -> Optional[str]:
     base = members[0]
     for group in members[1:]:
@@ -41,16 +70,14 @@ def reason_to_skip(members: list[ResultGroup]) -> Optional[str]:
 
 def build(members: list[ResultGroup], palette):
     base, higher = members[0], members[1:]
-    cases = max(len(group.cases) for group in higher)
+    cases = max(len(compared_cases(base, group)) for group in higher)
     fig, axes = new_figure(width_for(cases), 3.8 * len(members), rows=len(members))
     draw_gflops_by_threads(axes[0][0], members, palette)
     for axis_row, group in zip(axes[1:], higher):
-        draw_panel(axis_row[0], base, group, palette)
-    key = base.key.of_one_thread
-    fig.suptitle(f"Thread scaling — {key.label}", fontweight="bold", fontsize=11)
+        draw_panel(axis_row[0], members, group, palette)
     counts = " / ".join(str(group.key.threads) for group in members)
-    axes[0][0].set_title(describe_runs(base).replace(f"threads: {base.key.threads}", f"threads: {counts}"),
-                         loc="left", color="#555555")
+    title_and_caption(fig, axes[0][0], f"Thread scaling — {base.key.of_one_thread.label}",
+                      describe_runs(base).replace(f"threads: {base.key.threads}", f"threads: {counts}"))
     return fig
 
 
@@ -88,22 +115,51 @@ def timed(group: ResultGroup, case: str, backend: str) -> bool:
     return row is not None and bool(row.median_gflops)
 
 
-def draw_panel(axis, base: ResultGroup, group: ResultGroup, palette) -> None:
+def draw_panel(axis, members: list[ResultGroup], group: ResultGroup, palette) -> None:
+    """Speed-ups on the group's threads over the base's (members[0]), for the cases that ran on both."""
+    base = members[0]
     backends = palette.ordered(group.backends)
-    draw_grouped_bars(axis, group, backends, palette, f"{STEM}-{group.key.threads}t",
-                      lambda case, backend: speedup(base, group, case, backend))
-    label_cases(axis, range(len(group.cases)), group.cases)
+    cases = compared_cases(base, group)
+    untimed = untimed_slots(base, group)
+    hatched = draw_grouped_bars(axis, group, backends, palette, f"{STEM}-{group.key.threads}t",
+                                lambda case, backend: speedup(base, group, case, backend),
+                                cases=cases, untimed=untimed, noisy=noisy_rows(base, group))
+    if cases:
+        label_cases(axis, range(len(cases)), cases)
+    else:
+        axis.set_xticks([])
     ideal = group.key.threads / base.key.threads
     axis.axhline(ideal, color="#333333", linewidth=1.0, linestyle="--", gid=f"ideal-{group.key.threads}t",
                  label=f"ideal: {ideal:g}×")
-    values = [value for case in group.cases for backend in backends
+    values = [value for case in cases for backend in backends
               for value in [speedup(base, group, case, backend)] if value is not None]
     ratio_axis(axis, values + [ideal], f"{group.key.threads} threads / {base.key.threads} thread(s)")
 
     def legend_label(backend: str) -> str:
-        mean = geometric_mean([value for case in group.cases
+        mean = geometric_mean([value for case in cases
                                for value in [speedup(base, group, case, backend)] if value is not None])
         return f"{backend}: geomean {mean:.2f}×" if mean else f"{backend}: n/a"
 
     legend_outside(axis, backend_legend_entries(backends, palette, legend_label),
-                   [unmeasured_legend_entry(group, backends)])
+                   [unmeasured_legend_entry(group, backends, cases, untimed),
+                    noisy_legend_entry(hatched, "either count's row"),
+                    left_out_legend_entry(members, group)])
+
+
+def left_out_legend_entry(members: list[ResultGroup], group: ResultGroup) -> Optional[Line2D]:
+    """A note naming the group's cases that did not run on the fewest threads, with the counts they
+    ran at (a case with its own thread count in the suite): without it their absence from the panel
+    would look like a case that was lost."""
+    base = members[0]
+    left_out = [case for case in group.cases if case not in base.cases]
+    if not left_out:
+        return None
+    lines = []
+    for case in left_out[:LISTED_ALONE]:
+        counts = " / ".join(str(other.key.threads) for other in members if case in other.cases)
+        lines.append(f"  {case}: ran at {counts} threads only")
+    if len(left_out) > LISTED_ALONE:
+        lines.append(f"  and {len(left_out) - LISTED_ALONE} more")
+    fewest = f"{base.key.threads} thread{'s' if base.key.threads > 1 else ''}"
+    return Line2D([], [], linestyle="none",
+                  label=f"not in this panel (no run at {fewest}):\n" + "\n".join(lines))

@@ -7,6 +7,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only; no display needed
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+from matplotlib.text import Text  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from .captions import describe_runs  # noqa: E402
@@ -24,6 +25,9 @@ KNOWN_BACKEND_COLOURS = {
 OTHER_COLOURS = ("#d62728", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 PEAK_COLOUR = "#d62728"
 UNMEASURED_MARK = "X"  # filled cross, in the backend's colour
+NOISY_HATCH = "////"  # over a bar whose row was timed but flagged noisy
+TITLE_IDS = ("title", "caption")  # SVG ids of a figure's title and of its caption line
+TITLE_MARGIN = 0.08  # inches kept clear between a title or caption and the figure's edge
 
 
 class Palette:
@@ -67,8 +71,36 @@ def width_for(groups_on_axis: int, per_group: float = 0.75, minimum: float = 6.5
 
 
 def set_title(fig, axis, title: str, group: ResultGroup) -> None:
-    fig.suptitle(f"{title} — {group.key.label}", fontweight="bold", fontsize=11)
-    axis.set_title(describe_runs(group), loc="left", color="#555555")
+    title_and_caption(fig, axis, f"{title} — {group.key.label}", describe_runs(group))
+
+
+def title_and_caption(fig, axis, title: str, caption: str) -> None:
+    """The bold title over the figure and the caption line over the (top) axis. Both get an SVG id,
+    which is also how save_figure finds them to widen a figure they do not fit."""
+    fig.suptitle(title, fontweight="bold", fontsize=11, gid=TITLE_IDS[0])
+    axis.set_title(caption, loc="left", color="#555555", gid=TITLE_IDS[1])
+
+
+def widen_for_titles(fig, attempts: int = 4) -> None:
+    """Constrained layout makes room for a title's height but not for its width, so a narrow figure
+    (few cases) cut its title and caption off at its edges. Widen the figure by what they overflow
+    and lay it out again: the title is centred (it overflows both sides), the caption starts at the
+    axis (it overflows on the right), and the axis may move as the legend and labels settle."""
+    for _ in range(attempts):
+        fig.canvas.draw()
+        edge = fig.bbox
+        margin = TITLE_MARGIN * fig.dpi
+        overflow = 0.0
+        for text in fig.findobj(lambda artist: isinstance(artist, Text) and artist.get_gid() in TITLE_IDS):
+            if not text.get_text():
+                continue
+            extent = text.get_window_extent()
+            left, right = edge.x0 + margin - extent.x0, extent.x1 + margin - edge.x1
+            overflow = max(overflow, max(0.0, left) + max(0.0, right))
+        if overflow < 0.5:  # pixels
+            return
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width + overflow / fig.dpi, height)
 
 
 def label_cases(axis, positions, cases: list[str]) -> None:
@@ -97,6 +129,7 @@ def legend_outside(axis, leading=(), trailing=()) -> None:
 
 
 def save_figure(fig, out_dir: Path, stem: str, formats: list[str]) -> list[Path]:
+    widen_for_titles(fig)
     paths = []
     for extension in formats:
         path = out_dir / f"{stem}.{extension}"

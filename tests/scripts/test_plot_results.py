@@ -302,6 +302,184 @@ class ThreadCounts(unittest.TestCase):
             self.assertFalse(list((Path(folder) / "plots").glob("scaling-*")))
 
 
+def svg_element(path, element_id):
+    return next(element for element in ElementTree.parse(path).iter() if element.get("id") == element_id)
+
+
+def is_hatched(path, bar_id):
+    """A hatched bar is filled with an SVG pattern instead of its backend's colour."""
+    bar = next(element for element in svg_element(path, bar_id).iter() if element.tag.endswith("path"))
+    return "fill: url(#" in bar.get("style", "")
+
+
+class NoisyRows(unittest.TestCase):
+    """Rows flagged noisy keep their bars and their weight in the geomeans, but are marked: hatched
+    bars with a legend note, and '(noisy)' with a footnote in ratios.md. A ratio is marked where
+    either its backend's row or libxsmm's is noisy."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.temporary = tempfile.TemporaryDirectory()
+        folder = Path(cls.temporary.name)
+        report = f32_report()
+        for record in report["rows"]:
+            # mlir's c1 is noisy; libxsmm's c3 is, so every ratio of c3 is less sure.
+            if record["status"] == "passed":
+                record["noisy"] = (record["case"], record["backend"]) in (("c1", "mlir"), ("c3", "libxsmm"))
+        rows = bf16_csv_rows()
+        for record in rows:
+            record["noisy"] = "1" if (record["case"], record["backend"]) == ("b2", "mlir") else "0"
+        json_path, csv_path = folder / "noisy.json", folder / "noisy.csv"
+        json_path.write_text(json.dumps(report))
+        write_csv(csv_path, rows)
+        cls.out = folder / "plots"
+        cls.result = run_script(json_path, csv_path, "--out", cls.out)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.temporary.cleanup()
+
+    def test_noisy_bars_are_hatched_and_explained(self):
+        self.assertEqual(self.result.returncode, 0, self.result.stderr)
+        gflops = self.out / "gflops-f32-avx512.svg"
+        self.assertTrue(is_hatched(gflops, "gflops:mlir:c1"))
+        self.assertTrue(is_hatched(gflops, "gflops:libxsmm:c3"))
+        self.assertFalse(is_hatched(gflops, "gflops:mlir:c3"))
+        self.assertFalse(is_hatched(gflops, "gflops:libxsmm:c1"))
+        self.assertIn("hatched (2 bars): row flagged noisy", svg_text(gflops))
+        ratio = self.out / "ratio-f32-avx512.svg"
+        hatched = {bar for bar in svg_ids(ratio) if bar.startswith("ratio:") and is_hatched(ratio, bar)}
+        self.assertEqual(hatched, {"ratio:mlir:c1", "ratio:mlir:c3", "ratio:mlir-default:c3", "ratio:eigen:c3"})
+        self.assertIn("flagged noisy", svg_text(ratio))
+        self.assertTrue(is_hatched(self.out / "gflops-bf16-avx2.svg", "gflops:mlir:b2"))  # CSV's 1
+        self.assertFalse(is_hatched(self.out / "gflops-bf16-avx2.svg", "gflops:mlir:b1"))
+
+    def test_noisy_rows_keep_their_weight_in_the_geomean(self):
+        self.assertIn(f"mlir: geomean {EXPECTED_MLIR_GEOMEAN:.3f} (3 cases)",
+                      svg_text(self.out / "ratio-f32-avx512.svg"))
+        self.assertFalse(is_hatched(self.out / "ratio-f32-avx512.svg", "ratio-geomean:mlir"))
+
+    def test_ratios_table_marks_noisy_cells_with_a_footnote(self):
+        table = (self.out / "ratios.md").read_text()
+        self.assertRegex(table, r"\| `c1` \| 1\.200 \(noisy\) \| 0\.040 \| 0\.400 \|")
+        self.assertRegex(table, r"\| `c2` \| 0\.900 \| skipped \| failed \|")
+        self.assertRegex(table, r"\| `c3` \| 1\.500 \(noisy\) \| 0\.040 \(noisy\) \| 0\.400 \(noisy\) \|")
+        self.assertIn(f"**{EXPECTED_MLIR_GEOMEAN:.3f}**", table)
+        self.assertEqual(table.count("(noisy): this row or libxsmm's was flagged noisy"), 2)  # f32 and CSV tables
+
+    def test_reports_without_the_flag_are_not_marked(self):
+        self.assertNotIn("noisy", f32_report()["rows"][0])
+        with tempfile.TemporaryDirectory() as folder:
+            report = Path(folder) / "old.json"
+            report.write_text(json.dumps(f32_report()))
+            result = run_script(report, "--out", Path(folder) / "plots")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            gflops = Path(folder) / "plots" / "gflops-f32-avx512.svg"
+            self.assertFalse([bar for bar in svg_ids(gflops) if bar.startswith("gflops:") and is_hatched(gflops, bar)])
+            self.assertNotIn("noisy", svg_text(gflops))
+            self.assertNotIn("noisy", (Path(folder) / "plots" / "ratios.md").read_text())
+
+
+class CaseOfItsOwnThreadCount(unittest.TestCase):
+    """--threads 1,2 with a case that has its own threads: 2 in the suite: it ran at 2 threads only,
+    so it has no speed-up. The scaling figure must not show it as an empty slot: it is left out of
+    the speed-up panel and named in the panel's note. A slot whose row was not timed at 1 thread
+    gets a cross like any untimed row."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.temporary = tempfile.TemporaryDirectory()
+        folder = Path(cls.temporary.name)
+        rows = []
+        for threads, scale in ((1, 1.0), (2, 1.8)):
+            rows += [row("gemm-64", "mlir", gflops=100.0 * scale, threads=threads, noisy=threads == 2),
+                     row("gemm-64", "libxsmm", gflops=90.0 * scale, threads=threads, noisy=False)]
+        rows += [row("gemm-64-2t", "mlir", gflops=170.0, threads=2),
+                 row("gemm-64-2t", "libxsmm", gflops=160.0, threads=2),
+                 # Skipped at one thread, timed at two: no speed-up, a cross.
+                 row("gemm-32", "mlir", status="skipped", threads=1), row("gemm-32", "mlir", gflops=80.0, threads=2)]
+        metadata = {"cpu_model": "Two Core CPU", "isa": "avx512", "threads": 1, "thread_counts": [1, 2],
+                    "peak_gflops": 230.0, "peaks_by_threads": {"2": {"fp32": 455.0}}}
+        report = folder / "threads.json"
+        report.write_text(json.dumps({"nkbench_version": "0.1", "metadata": metadata,
+                                      "rows": [dict(r, c_dtype="f32") for r in rows]}))
+        cls.result = run_script(report, "--out", folder / "plots")
+        cls.scaling = folder / "plots" / "scaling-f32-avx512.svg"
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.temporary.cleanup()
+
+    def test_left_out_of_the_speedup_panel_with_a_note(self):
+        self.assertEqual(self.result.returncode, 0, self.result.stderr)
+        ids = svg_ids(self.scaling)
+        self.assertFalse([i for i in ids if i.endswith(":gemm-64-2t")])
+        texts = [element.text for element in ElementTree.parse(self.scaling).iter() if element.text]
+        self.assertNotIn("gemm-64-2t", texts)  # no tick label over an empty slot
+        text = svg_text(self.scaling)
+        self.assertIn("not in this panel (no run at 1 thread):", text)
+        self.assertIn("gemm-64-2t: ran at 2 threads only", text)
+
+    def test_every_slot_of_the_panel_has_a_bar_or_a_cross(self):
+        ids = svg_ids(self.scaling)
+        for backend in ("mlir", "libxsmm"):
+            self.assertIn(f"scaling-2t:{backend}:gemm-64", ids)
+        self.assertIn("scaling-2t-unmeasured:mlir:gemm-32", ids)
+        self.assertIn("mlir: 1 skipped at 1 thread", svg_text(self.scaling))
+        self.assertTrue(is_hatched(self.scaling, "scaling-2t:mlir:gemm-64"))  # noisy at 2 threads
+        self.assertFalse(is_hatched(self.scaling, "scaling-2t:libxsmm:gemm-64"))
+
+
+def text_extent(element):
+    """(left, right) in SVG units of a text element that matplotlib wrote as text, measured with
+    the font it names, as a viewer lays it out."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+    style = element.get("style")
+    weight, size = re.search(r"font: (?:(\d+) )?([\d.]+)px", style).groups()
+    font = FontProperties(family="DejaVu Sans", size=float(size), weight=int(weight or 400))
+    width, _, _ = TextToPath().get_text_width_height_descent(element.text, font, ismath=False)
+    anchor = re.search(r"text-anchor: (\w+)", style)
+    shift = {"start": 0, "middle": width / 2, "end": width}[anchor.group(1) if anchor else "start"]
+    left = float(element.get("x")) - shift
+    return left, left + width
+
+
+class TitlesFitNarrowFigures(unittest.TestCase):
+    """A one-case report draws the narrowest figures; their title and caption must still be whole,
+    on the figure and not cut off at its edges."""
+
+    def test_title_and_caption_fit_a_one_case_figure(self):
+        metadata = {"cpu_model": "Intel(R) Xeon(R) Platinum 8480+ Sapphire Rapids", "isa": "avx512-bf16",
+                    "threads": 2, "date": "2026-01-02T19:21:05Z", "peak_gflops": 150.0,
+                    "peaks_by_threads": {"2": {"fp32": 300.0, "bf16": 600.0}}}
+        rows = [dict(row("c1", backend, dtype="bf16", isa="avx512-bf16", gflops=gflops, ratio=gflops / 100.0,
+                         threads=2), c_dtype="bf16")
+                for backend, gflops in (("libxsmm", 100.0), ("mlir", 120.0), ("mlir-default", 20.0))]
+        label = "bf16->bf16 C, avx512-bf16, 2 threads"
+        caption = ("CPU: Intel(R) Xeon(R) Platinum 8480+ Sapphire Rapids · ISA: avx512-bf16 · threads: 2 · "
+                   "run: 2026-01-02 19:21 UTC")
+        titles = {"gflops": "GFLOPS per case", "ratio": "Speed relative to libxsmm (same run)",
+                  "compile": "Compile / JIT / primitive-creation cost",
+                  "ablation": "Nanokernel ablation: mlir vs mlir-default"}
+        with tempfile.TemporaryDirectory() as folder:
+            report = Path(folder) / "one.json"
+            report.write_text(json.dumps({"nkbench_version": "0.1", "metadata": metadata, "rows": rows}))
+            result = run_script(report, "--out", Path(folder) / "plots")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            for figure, title in titles.items():
+                path = Path(folder) / "plots" / f"{figure}-bf16-cbf16-avx512-bf16-2t.svg"
+                root = ElementTree.parse(path).getroot()
+                width = float(root.get("width").removesuffix("pt"))
+                texts = {element.text: element for element in root.iter() if element.tag.endswith("text")}
+                for whole in (f"{title} — {label}", caption):
+                    with self.subTest(figure=figure, text=whole):
+                        self.assertIn(whole, texts)  # whole, on one line
+                        left, right = text_extent(texts[whole])
+                        self.assertGreaterEqual(left, 0)
+                        self.assertLessEqual(right, width)
+
+
 class BadInput(unittest.TestCase):
     """Each bad input is one line on stderr naming the file, and exit status 2."""
 
@@ -353,6 +531,13 @@ class BadInput(unittest.TestCase):
         rows[0]["median_gflops"] = "fast"
         write_csv(path, rows)
         self.assert_rejected(path, "median_gflops 'fast' is not a number")
+
+    def test_noisy_flag_that_is_not_a_boolean(self):
+        path = self.folder / "bad-flag.csv"
+        rows = [dict(record, noisy="0") for record in bf16_csv_rows()]
+        rows[0]["noisy"] = "maybe"
+        write_csv(path, rows)
+        self.assert_rejected(path, "noisy 'maybe' is not true or false")
 
 
 
