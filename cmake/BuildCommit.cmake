@@ -8,7 +8,8 @@ execute_process(COMMAND git -C "${SOURCE_DIR}" rev-parse --short=12 HEAD
 if(failed OR commit STREQUAL "")
   set(commit "unknown")
 else()
-  execute_process(COMMAND git -C "${SOURCE_DIR}" status --porcelain --untracked-files=no
+  # --no-optional-locks: a build must not take the index lock from a commit the user runs meanwhile.
+  execute_process(COMMAND git --no-optional-locks -C "${SOURCE_DIR}" status --porcelain --untracked-files=no
                   OUTPUT_VARIABLE changes ERROR_QUIET)
   if(NOT changes STREQUAL "")
     string(APPEND commit "-dirty")

@@ -87,7 +87,6 @@ int run(const RunArguments& args, const std::string& command_line) {
   options.mlir_schedule = args.schedule;
   options.tuning = args.tuning;
   options.kernel_cache_dir = mlir_backend::kernelCacheDirOf(args.kernel_cache).string();
-  mlir_backend::warnIfKernelCacheUnwritable(options.kernel_cache_dir);
   options.filter = args.filter;
   options.timing.repetitions = args.repetitions;
   options.timing.min_time_s = args.min_time_s;

@@ -60,7 +60,6 @@ int tune(const TuneArguments& args, const std::string& command_line) {
   options.cases_per_class = args.cases_per_class;
   options.isolate = args.isolate;
   options.kernel_cache_dir = mlir_backend::kernelCacheDirOf(args.kernel_cache).string();
-  mlir_backend::warnIfKernelCacheUnwritable(options.kernel_cache_dir);
   options.progress = !args.quiet;
   options.command_line = command_line;
 

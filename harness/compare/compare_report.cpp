@@ -50,10 +50,13 @@ std::string formatComparison(const Comparison& comparison, const StoredRun& base
   const CompareOptions& options = comparison.options;
   std::string out = fmt::format("base: {} ({})\nnew:  {} ({})\n", base.path, base.origin, current.path, current.origin);
   // The threshold is on speed: say what it is in time too, which is what the absolute rows show.
-  out += fmt::format("gate: {}, a row regresses when its speed falls by more than {:.3g}% (its time grows by more "
-                     "than {:.3g}%) with p < {}; changes below are of speed\n\n",
-                     toString(options.gate), 100.0 * options.threshold,
-                     100.0 * (1.0 / (1.0 - options.threshold) - 1.0), options.alpha);
+  const std::string in_time = options.threshold < 1
+                                  ? fmt::format(" (its time grows by more than {:.3g}%)",
+                                                100.0 * (1.0 / (1.0 - options.threshold) - 1.0))
+                                  : "";
+  out += fmt::format("gate: {}, a row regresses when its speed falls by more than {:.3g}%{} with p < {}; changes "
+                     "below are of speed\n\n",
+                     toString(options.gate), 100.0 * options.threshold, in_time, options.alpha);
   std::vector<const RowComparison*> rows;
   for (const RowComparison& row : comparison.rows) rows.push_back(&row);
   std::stable_partition(rows.begin(), rows.end(), [](const RowComparison* r) { return isFailure(r->verdict); });
@@ -83,7 +86,7 @@ std::string formatComparison(const Comparison& comparison, const StoredRun& base
   const auto slowed = std::count_if(comparison.rows.begin(), comparison.rows.end(),
                                     [](const RowComparison& row) { return row.reference_slowed; });
   if (slowed > 0)
-    out += fmt::format("note: libxsmm, the reference of the relative gate, was slower itself in {} case{}; "
+    out += fmt::format("note: libxsmm, the reference of the relative gate, was slower itself in {} row{}; "
                        "--gate both also judges the call times\n",
                        slowed, slowed == 1 ? "" : "s");
   return out;

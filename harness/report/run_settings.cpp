@@ -30,7 +30,8 @@ const std::vector<RunSetting>& runSettings() {
       {"isa", [](const RunMetadata& m) { return m.isa; }, true, true},
       {"fill", [](const RunMetadata& m) { return m.fill; }, true, true},
       {"cache", [](const RunMetadata& m) { return m.cache; }, true, true},
-      {"--cold-mib", [](const RunMetadata& m) { return numberOrUnknown(m.cold_mib); }, true, true},
+      // By default twice the host's last-level cache: shards on other machines may differ.
+      {"cold span (MiB)", [](const RunMetadata& m) { return numberOrUnknown(m.cold_mib); }, false, true},
       {"tuning", [](const RunMetadata& m) { return m.tuning; }, true, true},
       {"--schedule", [](const RunMetadata& m) { return m.schedule_option; }, true, true},
       // The thread counts asked for; a shard's own (thread_counts) are those of its cases.

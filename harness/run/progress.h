@@ -11,8 +11,10 @@
 namespace nkbench {
 
 // "[#####-----] 12/40 brgemm-64x64x64-b16 mlir: verify  1m05s left", cut to `width`
-// columns. Before the first case is done there is no estimate ("ETA ?"). The
-// estimate stops at `time_limit_s` of elapsed time, where the work is bounded by one.
+// columns. The estimate extrapolates the time per step done, and stops at
+// `time_limit_s` of elapsed time where the work is bounded by one (a tuning
+// budget, which a class started may overrun: then "0s left"); before the first
+// step without a limit there is none ("ETA ?").
 std::string formatProgressLine(std::size_t done, std::size_t total, const std::string& activity,
                                double elapsed_s, std::size_t width,
                                double time_limit_s = std::numeric_limits<double>::infinity());

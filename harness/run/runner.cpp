@@ -33,6 +33,7 @@
 #include "harness/run/progress.h"
 #include "harness/run/run_metadata.h"
 #include "harness/tune/tuning_selection.h"
+#include "kernels/mlir/jit/kernel_cache.h"
 #include "kernels/registry.h"
 #include "operands/bf16.h"
 #include "operands/c_operand.h"
@@ -265,6 +266,10 @@ RunSummary runSuite(const Suite& suite, const RunOptions& options) {
   summary.metadata.noisy_iqr = options.noisy_iqr_fraction;
   if (options.cache == CacheMode::Cold) summary.metadata.cold_mib = double(cold_rotation_bytes) / (1 << 20);
 
+  // Said once here, before the workers are forked, and only where an mlir backend would use it.
+  if (std::any_of(options.backends.begin(), options.backends.end(),
+                  [](const std::string& name) { return name.rfind("mlir", 0) == 0; }))
+    mlir_backend::warnIfKernelCacheUnwritable(options.kernel_cache_dir);
   // One set of backends per thread count, each with its own worker.
   std::map<int, ThreadGroup> groups;
   for (int threads : thread_counts) {

@@ -25,6 +25,7 @@
 #include "kernels/mlir/route_choice.h"
 #include "kernels/mlir/tuning/shape_class.h"
 #include "kernels/mlir/tuning/tuning_candidates.h"
+#include "kernels/mlir/jit/kernel_cache.h"
 #include "kernels/registry.h"
 
 namespace nkbench {
@@ -205,6 +206,7 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
   mlir_backend::RouteRequest analytic_request;
   analytic_request.caches = caches;
   analytic_request.peaks = {peaks.fp32_fma_gflops, peaks.bf16_dot_gflops};
+  mlir_backend::warnIfKernelCacheUnwritable(options.kernel_cache_dir);  // once, before the workers are forked
   Tuner tuner(options, *isa, features, peaks);
   // Steps of the bar: per case measured, rank register blocks, (GEMM blocks,) settings, confirm.
   const auto casesOf = [&](const ClassCases& k) { return std::min(options.cases_per_class, k.cases.size()); };

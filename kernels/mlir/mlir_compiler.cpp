@@ -282,18 +282,24 @@ class JitKernel final : public CompiledKernel {
 
 }  // namespace
 
+namespace {
+// The first feature of `level` that `machine`'s CPU lacks, or nullopt.
+std::optional<std::string> missingFeature(const llvm::TargetMachine& machine, Isa level) {
+  for (const std::string& feature : featuresOfLevel(level))
+    if (!machine.getMCSubtargetInfo()->checkFeatures("+" + feature)) return feature;
+  return std::nullopt;
+}
+
+constexpr Isa kHardwareLevels[] = {Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::Amx};
+}  // namespace
+
 Isa bestIsaOfCpu(const std::string& cpu) {
   initializeOnce();
   auto machine = namedCpuTarget(cpu).createTargetMachine();
   if (!machine) throw Error("mlir: cannot create the target machine: " + llvm::toString(machine.takeError()));
-  const auto has = [&](Isa level) {
-    for (const std::string& feature : featuresOfLevel(level))
-      if (!(*machine)->getMCSubtargetInfo()->checkFeatures("+" + feature)) return false;
-    return true;
-  };
   std::optional<Isa> best;
-  for (Isa level : {Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::Amx}) {
-    if (!has(level)) break;  // each level builds on the one below
+  for (Isa level : kHardwareLevels) {
+    if (missingFeature(**machine, level)) break;  // each level builds on the one below
     best = level;
   }
   if (!best) throw Error(fmt::format("target CPU {} lacks AVX2 and FMA, which every ISA level needs", cpu));
@@ -337,11 +343,10 @@ struct MlirCompiler::Impl {
   // A named CPU must have every level up to the cap (the host was checked by resolveIsa).
   void requireLevels(const std::string& cpu) {
     const std::unique_ptr<llvm::TargetMachine> machine = targetMachine();
-    for (Isa level : {Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::Amx}) {
+    for (Isa level : kHardwareLevels) {
       if (level > isa) break;
-      for (const std::string& feature : featuresOfLevel(level))
-        if (!machine->getMCSubtargetInfo()->checkFeatures("+" + feature))
-          throw Error(fmt::format("target CPU {} lacks {}, which --isa {} needs", cpu, feature, toString(isa)));
+      if (auto feature = missingFeature(*machine, level))
+        throw Error(fmt::format("target CPU {} lacks {}, which --isa {} needs", cpu, *feature, toString(isa)));
     }
   }
 

@@ -191,8 +191,10 @@ def make_row(path: Path, where: str, record: dict, run: RunInfo) -> ResultRow:
     def flag(field):
         """JSON true/false/null, or CSV 1/0/empty (empty or absent: not flagged)."""
         value = record.get(field)
-        if value in (None, False, True):
+        if value is None or isinstance(value, bool):  # not 0 and 1, which equal False and True
             return bool(value)
+        if value == "":
+            return False
         if isinstance(value, str) and value.strip().lower() in FLAG_TEXTS:
             return FLAG_TEXTS[value.strip().lower()]
         raise InputError(f"{path}: {where}: {field} {value!r} is not true or false")

@@ -246,10 +246,15 @@ TEST(Tune, AnOutThatCannotBeWrittenIsRefusedBeforeAnythingIsMeasured) {
   const std::vector<std::pair<fs::path, std::string>> outs = {
       {file / "tuning.json", "tuning file " + (file / "tuning.json").string() + ": cannot create its directory"},
       {file.parent_path(), "tuning file " + file.parent_path().string() + ": is a directory"}};
+  // Measuring would compile kernels into the kernel cache: it stays empty.
+  const fs::path kernels = tempPath("unwritten-kernels");
   for (const auto& [out, message] : outs) {
-    const Outcome tune = runNkbench("tune --suite " + tuneSuite().string() + " --out " + out.string() + kQuickTune);
+    fs::remove_all(kernels);
+    const Outcome tune = runNkbench("tune --suite " + tuneSuite().string() + " --out " + out.string() +
+                                    " --kernel-cache " + kernels.string() + kQuickTune);
     EXPECT_EQ(tune.exit_code, 2) << tune.output;
     EXPECT_EQ(tune.output.rfind("nkbench: error: " + message, 0), 0u) << tune.output;
+    EXPECT_TRUE(!fs::exists(kernels) || fs::is_empty(kernels)) << out;
   }
 }
 
