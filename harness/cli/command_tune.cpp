@@ -1,10 +1,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <iostream>
 #include <memory>
-#include <string_view>
 
 #include "harness/cli/commands.h"
 #include "harness/cli/isa_option.h"
@@ -47,7 +45,7 @@ std::string gain(const TunedClass& tuned) {
 int tune(const TuneArguments& args, const std::string& command_line) {
   TuneOptions options;
   // Runs under NKBENCH_TUNING=none read no file, so one written by default would go unused unsaid.
-  if (const char* set = std::getenv("NKBENCH_TUNING"); args.out.empty() && set && std::string_view(set) == "none")
+  if (args.out.empty() && environmentSwitchesTuningOff())
     throw Error("NKBENCH_TUNING=none switches tuning off, so tune has no file to update: name one with --out FILE");
   const Suite suite = loadSuite(args.suite);
   options.isa = parseIsaOption(args.isa);

@@ -209,6 +209,11 @@ std::optional<std::filesystem::path> environmentTuningPath() {
   return std::nullopt;
 }
 
+bool environmentSwitchesTuningOff() {
+  const char* set = std::getenv("NKBENCH_TUNING");
+  return set && std::string_view(set) == "none";
+}
+
 std::filesystem::path defaultTuningPath() {
   if (auto named = environmentTuningPath()) return *named;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)

@@ -74,8 +74,11 @@ void writeTuningFile(const std::filesystem::path& path, const Tuning& tuning);
 // Why a tuning does not hold for `here` (another CPU, other ISA flags or caches), or nullopt.
 std::optional<std::string> tuningHostMismatch(const TuningHost& tuned, const TuningHost& here);
 
-// The file $NKBENCH_TUNING names (set, and not "none"), or nullopt.
+// The file $NKBENCH_TUNING names (set, and neither "none" nor "auto"), or nullopt.
 std::optional<std::filesystem::path> environmentTuningPath();
+
+// Whether $NKBENCH_TUNING is "none": tuning switched off.
+bool environmentSwitchesTuningOff();
 
 // environmentTuningPath(), else $XDG_CACHE_HOME/nkbench/tuning.json, else
 // ~/.cache/nkbench/tuning.json.

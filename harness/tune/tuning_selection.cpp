@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 
 #include "harness/core/error.h"
 
@@ -31,10 +30,10 @@ TuningSelection explicitFile(const std::filesystem::path& path, const std::strin
 TuningSelection selectTuning(const std::string& option, Isa isa, const TuningHost& here, const TuningBuild& build) {
   if (option == "none") return {};
   if (option != "auto") return explicitFile(option, "--tuning", isa, here, build);
-  if (const char* set = std::getenv("NKBENCH_TUNING"); set && *set && std::string_view(set) != "auto") {
-    if (std::string_view(set) == "none") return {};
+  if (environmentSwitchesTuningOff()) return {};
+  if (const std::optional<std::filesystem::path> named = environmentTuningPath()) {
     try {
-      return explicitFile(set, "NKBENCH_TUNING", isa, here, build);
+      return explicitFile(*named, "NKBENCH_TUNING", isa, here, build);
     } catch (const Error& error) {
       // Name where the path came from: the user may not know the variable is set.
       const std::string why = error.what();
