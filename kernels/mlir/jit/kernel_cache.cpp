@@ -7,12 +7,12 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <regex>
 #include <sstream>
 
 #include "llvm/ADT/StringExtras.h"
@@ -46,34 +46,17 @@ std::optional<std::size_t> readLength(std::string_view bytes, std::size_t& pos) 
   return value;
 }
 
-bool isHexKey(std::string_view text) {
-  const auto lower_hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
-  return text.size() == 2 * kDigestBytes && std::all_of(text.begin(), text.end(), lower_hex);
-}
-
-// The names the cache gives its files (pathOf, store's temporaries): prune()
+// The names the cache gives its files (pathOf, store's temporaries
+// ".KEY.PID.SERIAL.RANDOM.tmp", KEY the 64 hex digits of a SHA-256): prune()
 // deletes nothing else, whatever directory it is pointed at.
 bool isEntryName(const std::string& name) {
-  constexpr std::string_view kSuffix = ".kernel";
-  return name.size() > kSuffix.size() && name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0 &&
-         isHexKey(std::string_view(name).substr(0, name.size() - kSuffix.size()));
+  static const std::regex entry("[0-9a-f]{64}\\.kernel");
+  return std::regex_match(name, entry);
 }
 
 bool isTemporaryName(const std::string& name) {
-  // ".KEY.PID.SERIAL.RANDOM.tmp"
-  if (name.size() < 2 || name[0] != '.') return false;
-  const std::size_t key_end = name.find('.', 1);
-  if (key_end == std::string::npos || !isHexKey(std::string_view(name).substr(1, key_end - 1))) return false;
-  std::size_t pos = key_end;
-  for (int number = 0; number < 3; ++number) {
-    const std::size_t end = name.find('.', pos + 1);
-    if (end == std::string::npos || end == pos + 1 ||
-        !std::all_of(name.begin() + std::ptrdiff_t(pos + 1), name.begin() + std::ptrdiff_t(end),
-                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-      return false;
-    pos = end;
-  }
-  return name.substr(pos) == ".tmp";
+  static const std::regex temporary("\\.[0-9a-f]{64}\\.[0-9]+\\.[0-9]+\\.[0-9]+\\.tmp");
+  return std::regex_match(name, temporary);
 }
 
 void warnOnce(std::atomic<bool>& said, const std::string& line) {
