@@ -105,7 +105,6 @@ struct ThreadGroup {
   bool placed = false;                    // in process: its OpenMP threads are placed and warmed up
 };
 
-
 std::vector<ResultRow> runInGroup(ThreadGroup& group, const SuiteCase& c, const RunOptions& options,
                                   const StageObserver& observe) {
   if (options.isolate) {

@@ -36,7 +36,7 @@ def noisy_rows(*groups: ResultGroup) -> Noisy:
     """A value from rows of several groups (a speed-up over the base's threads) is as unsure as
     the noisiest of them."""
     def noisy(case: str, backend: str) -> bool:
-        return any(row is not None and row.noisy for row in (group.row(case, backend) for group in groups))
+        return any(group.noisy(case, backend) for group in groups)
     return noisy
 
 

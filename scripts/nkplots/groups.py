@@ -55,6 +55,11 @@ class ResultGroup:
     def row(self, case: str, backend: str) -> Optional[ResultRow]:
         return self.rows.get((case, backend))
 
+    def noisy(self, case: str, backend: str) -> bool:
+        """Whether the row is there and flagged noisy."""
+        row = self.row(case, backend)
+        return row is not None and row.noisy
+
     def add(self, row: ResultRow) -> None:
         earlier = self.rows.get((row.case, row.backend))
         if earlier is not None:

@@ -37,7 +37,7 @@ def has_baseline(group: ResultGroup) -> bool:
 
 def ratio_is_noisy(group: ResultGroup, case: str, backend: str) -> bool:
     """A ratio is as unsure as either speed it divides: the backend's or the baseline's."""
-    return any(row is not None and row.noisy for row in (group.row(case, backend), group.row(case, BASELINE)))
+    return group.noisy(case, backend) or group.noisy(case, BASELINE)
 
 
 def backend_ratios(group: ResultGroup, backend: str) -> BackendRatios:

@@ -38,6 +38,11 @@ def speedup(base: ResultGroup, group: ResultGroup, case: str, backend: str) -> O
     return more.median_gflops / fewer.median_gflops
 
 
+def threads_label(threads: int) -> str:
+    """"1 thread", "2 threads": how the notes name a count."""
+    return f"{threads} thread{'s' if threads > 1 else ''}"
+
+
 def compared_cases(base: ResultGroup, group: ResultGroup) -> list[str]:
     """The group's cases that also ran on the base's threads: only they have a speed-up to draw."""
     return [case for case in group.cases if case in base.cases]
@@ -46,7 +51,7 @@ def compared_cases(base: ResultGroup, group: ResultGroup) -> list[str]:
 def untimed_slots(base: ResultGroup, group: ResultGroup):
     """Why a slot of a compared case has no bar: the row was not timed on the group's threads,
     or not on the base's (skipped there, or the backend did not run the case there)."""
-    fewest = f"{base.key.threads} thread{'s' if base.key.threads > 1 else ''}"
+    fewest = threads_label(base.key.threads)
 
     def status(case: str, backend: str) -> Optional[str]:
         fewer, more = base.row(case, backend), group.row(case, backend)
@@ -160,6 +165,6 @@ def left_out_legend_entry(members: list[ResultGroup], group: ResultGroup) -> Opt
         lines.append(f"  {case}: ran at {counts} threads only")
     if len(left_out) > LISTED_ALONE:
         lines.append(f"  and {len(left_out) - LISTED_ALONE} more")
-    fewest = f"{base.key.threads} thread{'s' if base.key.threads > 1 else ''}"
+    fewest = threads_label(base.key.threads)
     return Line2D([], [], linestyle="none",
                   label=f"not in this panel (no run at {fewest}):\n" + "\n".join(lines))
