@@ -62,6 +62,9 @@ struct Schedule {
   // (fused_epilogue.h), or, for comparison, applied after each layer by two
   // passes over its whole output, bias then activation (`:epilogue=separate`).
   bool fused_epilogue = true;
+  // The GEMM block was named (`:gemm=`): used as given, not fitted to the host's
+  // L2 (kernel_problem.h, gemmBlockingFor).
+  bool gemm_block_given = false;
 
   std::int64_t accumulators() const { return block_m * (block_n / vector_lanes); }
   bool bInVnniPairs() const { return nanokernel == NanokernelKind::Bf16Dot || nanokernel == NanokernelKind::AmxTile; }

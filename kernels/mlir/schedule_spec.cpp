@@ -141,6 +141,7 @@ Schedule parseScheduleSpec(const std::string& spec, const std::string& origin) {
         throw bad(fmt::format("the GEMM block's rows and columns must be whole {}x{} register blocks",
                               schedule.block_m, schedule.block_n));
       schedule.gemm_block = *settings.gemm_block;
+      schedule.gemm_block_given = true;
     } else if (key == "rows" && (value == "short" || value == "balanced")) {
       if (schedule.nanokernel == NanokernelKind::AmxTile) throw bad("rows=: the tile route has no vector edge rows");
       settings.edge_rows = value == "short" ? EdgeRows::ShortBand : EdgeRows::Balanced;
