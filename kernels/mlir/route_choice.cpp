@@ -52,20 +52,31 @@ RouteChoice mlpRoute(RouteChoice route) {
   return route;
 }
 
+// The tuning file's schedule for the problem's shape class, where it has one.
+std::optional<RouteChoice> tunedRoute(Isa isa, const Problem& problem, const RouteRequest& request) {
+  if (!request.tuned) return std::nullopt;
+  const auto tuned = request.tuned->by_class.find(shapeClassOf(problem, request.caches));
+  if (tuned == request.tuned->by_class.end()) return std::nullopt;
+  return RouteChoice{selectSchedule(isa, problem.dtype, tuned->second,
+                                    tunedScheduleOrigin(tuned->second, request.tuned->file, tuned->first)),
+                     "", "tuned: " + request.tuned->file};
+}
+
 }  // namespace
 
 RouteChoice chooseRoute(Isa isa, const Problem& problem, const RouteRequest& request) {
-  if (problem.kind == OpKind::Mlp)
-    return mlpRoute(chooseRoute(isa, problem.mlpLayer(0), request));
+  if (problem.kind == OpKind::Mlp) {
+    // Tuned as an mlp (`nkbench tune` measures mlps whole, in their own shape
+    // classes), never by the class of its first layer's GEMM.
+    if (request.named_schedule.empty())
+      if (std::optional<RouteChoice> tuned = tunedRoute(isa, problem, request)) return mlpRoute(*std::move(tuned));
+    RouteRequest first_layer = request;
+    first_layer.tuned = nullptr;
+    return mlpRoute(chooseRoute(isa, problem.mlpLayer(0), first_layer));
+  }
   if (!request.named_schedule.empty())
     return {selectSchedule(isa, problem.dtype, request.named_schedule), "", "--schedule"};
-  if (request.tuned) {
-    const auto tuned = request.tuned->by_class.find(shapeClassOf(problem, request.caches));
-    if (tuned != request.tuned->by_class.end())
-      return {selectSchedule(isa, problem.dtype, tuned->second,
-                             tunedScheduleOrigin(tuned->second, request.tuned->file, tuned->first)),
-              "", "tuned: " + request.tuned->file};
-  }
+  if (std::optional<RouteChoice> tuned = tunedRoute(isa, problem, request)) return *std::move(tuned);
   Schedule chosen = selectSchedule(isa, problem.dtype);
   if (chosen.nanokernel == NanokernelKind::Bf16Dot) return bf16VectorRoute(problem, request.peaks, "");
   if (chosen.nanokernel != NanokernelKind::AmxTile) return {std::move(chosen), "", "analytic"};

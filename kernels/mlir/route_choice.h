@@ -64,9 +64,10 @@ struct RouteChoice {
 // cap's default, except that under amx or amx-emulated a bf16 case whose
 // tileUtilisation is below kMinTileUtilisation takes the best vector schedule,
 // and that the bf16 dot product gives way to the f32 FMAs on A widened when
-// packed where bf16DotSlowerThanFma. An mlp takes its first layer's route,
-// with its epilogue fused into the blocks (bf16 widened in registers, not A
-// widened once when packed).
+// packed where bf16DotSlowerThanFma. An mlp takes the schedule tuned for its
+// own shape class, else its first layer's route (never its tuned one), with its
+// epilogue fused into the blocks (bf16 widened in registers, not A widened once
+// when packed).
 // Throws nkbench::Error as selectSchedule does.
 RouteChoice chooseRoute(Isa isa, const Problem& problem, const RouteRequest& request);
 RouteChoice chooseRoute(Isa isa, const Problem& problem, const std::string& named_schedule = "");

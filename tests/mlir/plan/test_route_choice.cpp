@@ -4,6 +4,7 @@
 
 #include "harness/core/error.h"
 #include "kernels/mlir/route_choice.h"
+#include "kernels/mlir/tuning/shape_class.h"
 #include "tests/support/test_problems.h"
 
 namespace nkbench::mlir_backend {
@@ -134,6 +135,42 @@ TEST(RouteChoice, ATunedScheduleServesItsShapeClass) {
   EXPECT_EQ(chooseRoute(Isa::Avx512Bf16, bf16(8, 48, 32, 16), request).source, "analytic");  // another class
   request.named_schedule = "avx512bf16.bf16.8x32";
   EXPECT_EQ(chooseRoute(Isa::Avx512Bf16, bf16(32, 48, 32, 16), request).source, "--schedule");
+}
+
+// `nkbench tune` measures an mlp whole and stores it under the mlp's own shape
+// class: a run looks it up there, and never takes the tuned schedule of its first
+// layer's GEMM class (which the tuner measured on GEMMs, not on layers).
+TEST(RouteChoice, AnMlpTakesTheScheduleTunedForItsOwnClass) {
+  Problem mlp;
+  mlp.kind = OpKind::Mlp;
+  mlp.dtype = mlp.c_dtype = DType::BF16;
+  mlp.m = 256;
+  mlp.mlp = {{1024, 1024, 1024, 1024}, true, Activation::Relu};
+  mlp.k = mlp.n = 1024;
+  const CacheSizes caches{48 * 1024, 1 << 20, 32 << 20};
+  const std::string mlp_class = shapeClassOf(mlp, caches);
+  const std::string layer_class = shapeClassOf(mlp.mlpLayer(0), caches);
+  ASSERT_EQ(mlp_class, "mlp bf16 m32+ n64+ mem");
+  ASSERT_NE(layer_class, mlp_class);
+  TunedSchedules tuned{"t.json", {{mlp_class, "avx512bf16.bf16.12x32"}}};
+  RouteRequest request = withPeaks(247, 247);
+  request.tuned = &tuned;
+  request.caches = caches;
+  const RouteChoice choice = chooseRoute(Isa::Avx512Bf16, mlp, request);
+  EXPECT_EQ(choice.schedule.name, "avx512bf16.bf16.12x32");
+  EXPECT_EQ(choice.source, "tuned: t.json");
+  // Tuned as an mlp where the dot product is slow too: no A widened once.
+  tuned.by_class = {{mlp_class, "avx512.bf16-f32a.12x32"}};
+  EXPECT_EQ(chooseRoute(Isa::Avx512Bf16, mlp, request).schedule.name, "avx512.bf16-widen.12x32");
+  // Only the first layer's GEMM class tuned: the mlp keeps the analytic route.
+  tuned.by_class = {{layer_class, "avx512bf16.bf16.12x32"}};
+  const RouteChoice untuned = chooseRoute(Isa::Avx512Bf16, mlp, request);
+  EXPECT_EQ(untuned.schedule.name, "avx512bf16.bf16.8x32");
+  EXPECT_EQ(untuned.source, "analytic");
+  // A named schedule comes before the tuned one.
+  tuned.by_class = {{mlp_class, "avx512bf16.bf16.12x32"}};
+  request.named_schedule = "avx512bf16.bf16.4x64";
+  EXPECT_EQ(chooseRoute(Isa::Avx512Bf16, mlp, request).source, "--schedule");
 }
 
 TEST(RouteChoice, ATunedScheduleThatCannotRunNamesTheFileAndClassNotTheOption) {
