@@ -2,22 +2,31 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 namespace nkbench::mlir_backend {
 namespace {
 
-const char* rowsBin(std::int64_t m) { return m < 8 ? "m1-7" : m < 32 ? "m8-31" : "m32+"; }
-const char* columnsBin(std::int64_t n) { return n < 16 ? "n1-15" : n < 64 ? "n16-63" : "n64+"; }
+constexpr std::array<std::string_view, 3> kRowsBins = {"m1-7", "m8-31", "m32+"};
+constexpr std::array<std::string_view, 3> kColumnsBins = {"n1-15", "n16-63", "n64+"};
+constexpr std::array<std::string_view, 3> kFootprintBins = {"l1", "l2", "mem"};
 
-const char* footprintBin(const Problem& p, const CacheSizes& caches) {
+std::string_view rowsBin(std::int64_t m) { return kRowsBins[m < 8 ? 0 : m < 32 ? 1 : 2]; }
+std::string_view columnsBin(std::int64_t n) { return kColumnsBins[n < 16 ? 0 : n < 64 ? 1 : 2]; }
+
+std::string_view footprintBin(const Problem& p, const CacheSizes& caches) {
   const std::int64_t element = p.dtype == DType::BF16 ? 2 : 4;
   std::int64_t bytes = (p.m * p.k + p.k * p.n) * p.batch * element;
   if (p.kind == OpKind::Gemm) bytes += p.m * p.n * (p.c_dtype == DType::BF16 ? 2 : 4);
-  if (bytes <= caches.l1d_bytes) return "l1";
-  if (bytes <= caches.l2_bytes) return "l2";
-  return "mem";
+  return kFootprintBins[bytes <= caches.l1d_bytes ? 0 : bytes <= caches.l2_bytes ? 1 : 2];
+}
+
+bool isOneOf(const std::string& word, const std::array<std::string_view, 3>& bins) {
+  return std::find(bins.begin(), bins.end(), word) != bins.end();
 }
 
 }  // namespace
@@ -31,7 +40,9 @@ std::optional<DType> shapeClassDType(const std::string& shape_class) {
   std::istringstream in(shape_class);
   std::vector<std::string> words;
   for (std::string word; in >> word;) words.push_back(word);
-  if (words.size() != 5) return std::nullopt;
+  if (words.size() != 5 || !parseOpKind(words[0]) || !isOneOf(words[2], kRowsBins) ||
+      !isOneOf(words[3], kColumnsBins) || !isOneOf(words[4], kFootprintBins))
+    return std::nullopt;
   return parseDType(words[1]);
 }
 

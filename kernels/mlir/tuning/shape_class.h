@@ -21,7 +21,8 @@ namespace nkbench::mlir_backend {
 std::string shapeClassOf(const Problem& problem, const CacheSizes& caches);
 
 // The element type a shape class names (its second word), or nullopt where the
-// text is not five words with a type second.
+// text is not a class shapeClassOf writes (a kind, a type and the three bins
+// above, in that order), such as a hand-edited class no case can fall in.
 std::optional<DType> shapeClassDType(const std::string& shape_class);
 
 }  // namespace nkbench::mlir_backend

@@ -19,7 +19,10 @@ std::optional<std::string> tunedScheduleProblem(Isa isa, const std::string& shap
   if (!dtype) return fmt::format("{}: '{}' is not a shape class (KIND TYPE mROWS nCOLS FOOTPRINT)", origin, shape_class);
   if (schedule.empty()) return origin + ": the name is empty";
   try {
-    selectSchedule(isa, *dtype, schedule, origin);
+    // Separate epilogue passes are the fused epilogue's comparison, which tune
+    // never chooses: a class of bf16 mlps could not run them at all.
+    if (!selectSchedule(isa, *dtype, schedule, origin).fused_epilogue)
+      return origin + ": :epilogue=separate is for comparison with --schedule, not a tuning";
   } catch (const Error& error) {
     return std::string(error.what());
   }
