@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <iostream>
@@ -72,6 +73,9 @@ int tune(const TuneArguments& args, const std::string& command_line) {
                              analyticRoutes(t), t.analytic_gflops, t.keepsAnalytic() ? "(analytic kept)" : t.schedule,
                              t.gflops, gain(t));
   for (const std::string& skipped : summary.skipped) std::cout << "not tuned: " << skipped << "\n";
+  if (!summary.measured_on_one_core.empty())
+    std::cout << fmt::format("measured on one core, as every case (a tuning chooses each core's block kernel): {}\n",
+                             fmt::join(summary.measured_on_one_core, ", "));
   if (!summary.tuned.empty()) std::cout << "tuning file: " << options.out.string() << "\n";
   return interruptRequested() ? kExitInterrupted : kExitOk;
 }

@@ -20,6 +20,13 @@ double tileUtilisation(const Problem& p) {
   return useful / tiles;
 }
 
+std::string scheduleAnMlpRuns(std::string name) {
+  constexpr std::string_view kWidenedOnce = "bf16-f32a";
+  if (const std::size_t at = name.find(kWidenedOnce); at != std::string::npos)
+    name.replace(at, kWidenedOnce.size(), "bf16-widen");
+  return name;
+}
+
 bool bf16DotSlowerThanFma(const HostPeaks& peaks) {
   return peaks.bf16_dot_gflops > 0 && peaks.fp32_fma_gflops > 0 &&
          peaks.bf16_dot_gflops < kSlowDotFraction * peaks.fp32_fma_gflops;
@@ -38,14 +45,11 @@ RouteChoice bf16VectorRoute(const Problem& problem, const HostPeaks& peaks, std:
 }
 
 // An mlp's layers run the route of its first layer's GEMM, on blocks that can
-// take the epilogue and read the bf16 activations the layer before wrote. The
-// f32-A route would widen every layer's activations again, and gives way to the
-// widening route.
+// take the epilogue and read the bf16 activations the layer before wrote
+// (scheduleAnMlpRuns).
 RouteChoice mlpRoute(RouteChoice route) {
   if (route.schedule.nanokernel == NanokernelKind::Bf16F32AFma) {
-    std::string name = route.schedule.name;
-    name.replace(name.find("bf16-f32a"), std::string_view("bf16-f32a").size(), "bf16-widen");
-    route.schedule = parseScheduleSpec(name);
+    route.schedule = parseScheduleSpec(scheduleAnMlpRuns(route.schedule.name));
     route.reason += std::string(route.reason.empty() ? "" : "; ") +
                     "mlp: activations stay bf16 between layers, widened in registers";
   }

@@ -59,6 +59,11 @@ struct RouteChoice {
   std::string source;  // "--schedule", "tuned: FILE" or "analytic"
 };
 
+// The schedule an mlp runs for the schedule `name`: the same, except that the
+// f32-A route (bf16-f32a), which would widen every layer's activations again,
+// gives way to the widening route (bf16-widen) of the same blocks and settings.
+std::string scheduleAnMlpRuns(std::string name);
+
 // The schedule for `problem` under cap `isa`: a named one as is (selectSchedule);
 // else the tuned one of its shape class, where the tuning has one; else the
 // cap's default, except that under amx or amx-emulated a bf16 case whose

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 
 #include "harness/core/isa.h"
 #include "tests/cli/cli_test_support.h"
@@ -167,6 +168,69 @@ TEST(Tune, EachCaseOfAnAmxClassIsMeasuredOnItsOwnAnalyticRoute) {
       EXPECT_EQ(row.at("schedule"), tuned.at("schedule"));
     }
   }
+}
+
+// An mlp runs the f32-A route's blocks on the widening route (its activations
+// stay bf16): tune measures each mlp kernel once, under the name that runs, and
+// `run` takes the class it wrote for the mlp.
+TEST(Tune, AnMlpClassIsMeasuredAndWrittenAsTheMlpRunsIt) {
+  if (!nkbench::detectCpuFeatures().has(nkbench::Isa::Avx512)) GTEST_SKIP() << "host lacks avx512";
+  const fs::path suite = tempPath("tune-mlp.yaml");
+  std::ofstream(suite) << "suite: tune-mlp\ncases:\n"
+                          "  - {id: mlp, kind: mlp, dtype: bf16, c_dtype: bf16, batch: 32, layers: [64, 64, 64], "
+                          "bias: true, activation: relu}\n";
+  const fs::path tuning = tempPath("tuning-mlp.json");
+  fs::remove(tuning);
+  const Outcome tune = runNkbench("tune --suite " + suite.string() + " --out " + tuning.string() +
+                                  " --isa avx512 --candidates 3 --quiet");
+  ASSERT_EQ(tune.exit_code, 0) << tune.output;
+  const nlohmann::json file = readReport(tuning);
+  ASSERT_EQ(file.at("classes").size(), 1u) << file.dump(1);
+  const auto& tuned = file.at("classes")[0];
+  EXPECT_EQ(tuned.at("shape_class").get<std::string>().rfind("mlp bf16 ", 0), 0u) << tuned;
+  EXPECT_EQ(tuned.at("analytic_schedules")[0], "avx512.bf16-widen.8x32");
+  std::set<std::string> measured;
+  for (const auto& m : tuned.at("measured")) {
+    const std::string schedule = m.at("schedule");
+    EXPECT_EQ(schedule.find("bf16-f32a"), std::string::npos) << schedule;
+    EXPECT_NE(schedule, "avx512.bf16-widen.8x32");  // the analytic route, measured as "analytic"
+    EXPECT_TRUE(measured.insert(schedule).second) << schedule << " measured twice";
+  }
+  EXPECT_GE(measured.size(), 3u) << tuned;
+
+  const fs::path json = tempPath("tuned-mlp-run.json");
+  const Outcome run = runNkbench("run --suite " + suite.string() + " --backends mlir --isa avx512 --tuning " +
+                                 tuning.string() + " " + kQuick + " --json " + json.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json report = readReport(json);
+  ASSERT_EQ(report.at("rows").size(), 1u);
+  const auto& row = report.at("rows")[0];
+  EXPECT_EQ(row.at("status"), "passed") << row;
+  if (tuned.at("schedule") == "analytic") {
+    EXPECT_EQ(row.at("schedule"), "avx512.bf16-widen.8x32");
+    EXPECT_EQ(row.at("schedule_source"), "analytic");
+  } else {
+    EXPECT_EQ(row.at("schedule"), tuned.at("schedule"));
+    EXPECT_EQ(row.at("schedule_source"), "tuned: " + tuning.string());
+  }
+}
+
+// Tuning chooses the block kernel of one core: a case the suite runs on two
+// threads is measured on one, and tune says so.
+TEST(Tune, ACaseOfSeveralThreadsIsSaidToBeMeasuredOnOneCore) {
+  const fs::path suite = tempPath("tune-threads.yaml");
+  std::ofstream(suite) << "suite: tune-threads\ncases:\n"
+                          "  - {id: one, kind: gemm, shape: [64, 64, 32]}\n"
+                          "  - {id: two, kind: gemm, shape: [64, 64, 32], threads: 2}\n";
+  const fs::path tuning = tempPath("tuning-threads.json");
+  fs::remove(tuning);
+  const Outcome tune = runNkbench("tune --suite " + suite.string() + " --out " + tuning.string() + kQuickTune);
+  ASSERT_EQ(tune.exit_code, 0) << tune.output;
+  EXPECT_NE(tune.output.find("measured on one core, as every case (a tuning chooses each core's block kernel): "
+                             "two (threads: 2)\n"),
+            std::string::npos)
+      << tune.output;
+  EXPECT_EQ(tune.output.find("one (threads"), std::string::npos) << tune.output;
 }
 
 // A found file whose schedule does not fit its class, from another build: one
