@@ -232,6 +232,8 @@ TEST_F(TuningEnvironment, AScheduleThatDoesNotFitItsClassIsNamedWithFileAndClass
       {"avx512", f32, "", "the name is empty"},
       {"avx2", "gemm bf16 m32+ n64+ mem", "amx.bf16.32x32", "needs amx, above --isa avx2"},
       {"avx512", "brgemm f32", "avx512.f32.8x32", "is not a shape class"},
+      {"avx512", "brgemm f32 m8-31 n16-64 l1", "avx512.f32.8x32", "is not a shape class"},
+      {"avx512", "mlp f32 m32+ n64+ mem", "avx512.f32.8x32:epilogue=separate", "not a tuning"},
   };
   for (const auto& [isa, shape_class, schedule, why] : bad) {
     const fs::path path = withSchedule(isa, shape_class, schedule);

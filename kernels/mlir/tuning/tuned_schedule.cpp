@@ -22,7 +22,7 @@ std::optional<std::string> tunedScheduleProblem(Isa isa, const std::string& shap
     // Separate epilogue passes are the fused epilogue's comparison, which tune
     // never chooses: a class of bf16 mlps could not run them at all.
     if (!selectSchedule(isa, *dtype, schedule, origin).fused_epilogue)
-      return origin + ": :epilogue=separate is for comparison with --schedule, not a tuning";
+      return origin + ": :epilogue=separate compares the fused epilogue with separate passes and is not a tuning";
   } catch (const Error& error) {
     return std::string(error.what());
   }

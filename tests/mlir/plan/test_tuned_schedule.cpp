@@ -44,7 +44,7 @@ TEST(TunedSchedule, FitsItsClassOrSaysWhy) {
   EXPECT_EQ(tunedScheduleProblem(Isa::Avx512Bf16, "mlp bf16 m32+ n64+ mem", "avx512bf16.bf16.8x32:epilogue=separate",
                                  "t.json"),
             "tuned schedule avx512bf16.bf16.8x32:epilogue=separate (t.json, class mlp bf16 m32+ n64+ mem): "
-            ":epilogue=separate is for comparison with --schedule, not a tuning");
+            ":epilogue=separate compares the fused epilogue with separate passes and is not a tuning");
   EXPECT_NE(tunedScheduleProblem(Isa::Avx512, "mlp f32 m32+ n64+ mem", "avx512.f32.8x32:epilogue=separate", "t.json"),
             std::nullopt);
 }
