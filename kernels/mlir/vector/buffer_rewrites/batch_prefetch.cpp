@@ -17,8 +17,11 @@ using Reads = std::vector<mlir::vector::TransferReadOp>;
 
 constexpr bool kRead = false;
 constexpr bool kData = true;
-constexpr std::uint32_t kKeepInAllLevels = 3;  // prefetcht0
-constexpr std::uint32_t kStream = 0;           // prefetchnta
+// prefetcht0, for A and B alike: both are read again after the block, A by
+// the next call's (a GEMM's next N block, an mlp's, a BRGEMM called again) and
+// B by the block rows after it; a streaming hint (prefetchnta) kept A out of
+// L2, and those calls read it from L3.
+constexpr std::uint32_t kKeepInAllLevels = 3;
 constexpr std::size_t kRowDim = 1, kStepDim = 2;  // A is [batch][M][K] or [batch][M][K/2][2]
 constexpr std::int64_t kCacheLineBytes = 64;
 
@@ -60,11 +63,8 @@ class PrefetchWriter {
     return mlir::arith::MinSIOp::create(builder_, loc_, add(entry, constant(distance)), constant(operands_.batch - 1));
   }
 
-  // `reused`: read again after this block (B by the block rows after it): kept
-  // in every cache level; otherwise streamed (prefetchnta), as A's rows are.
-  void prefetch(mlir::Value memref, mlir::ValueRange indices, bool reused) {
-    mlir::memref::PrefetchOp::create(builder_, loc_, memref, indices, kRead, reused ? kKeepInAllLevels : kStream,
-                                     kData);
+  void prefetch(mlir::Value memref, mlir::ValueRange indices) {
+    mlir::memref::PrefetchOp::create(builder_, loc_, memref, indices, kRead, kKeepInAllLevels, kData);
   }
 
   mlir::OpBuilder& builder() { return builder_; }
@@ -77,12 +77,12 @@ class PrefetchWriter {
 };
 
 // B: the line each vector read takes, `distance` entries ahead.
-std::int64_t prefetchB(const Reads& reads, const Operands& operands, std::int64_t distance, bool reused) {
+std::int64_t prefetchB(const Reads& reads, const Operands& operands, std::int64_t distance) {
   for (mlir::vector::TransferReadOp read : reads) {
     PrefetchWriter writer(read, operands);
     llvm::SmallVector<mlir::Value> indices(read.getIndices());
     indices[0] = writer.entryAhead(indices[0], distance);
-    writer.prefetch(operands.b, indices, reused);
+    writer.prefetch(operands.b, indices);
   }
   return std::int64_t(reads.size());
 }
@@ -127,7 +127,7 @@ std::int64_t prefetchA(const std::vector<Step>& steps, const Operands& operands,
     } else {  // A is shorter than one walk: each step is kept in bounds
       flat = mlir::arith::MinSIOp::create(b, loc, w.add(start, mul(step.index, line_elements)), w.constant(last));
     }
-    w.prefetch(a_flat, {flat}, false);
+    w.prefetch(a_flat, {flat});
   }
   return std::int64_t(steps.size());
 }
@@ -166,9 +166,7 @@ std::int64_t insertBatchPrefetches(mlir::ModuleOp module, std::int64_t distance)
       if (reads.first.empty() || reads.second.empty()) continue;  // not a reduction step's code
       if (!a_flat) a_flat = flatA(function, operands.a);
       const std::vector<Step> steps = stepsOf(reads.first);
-      const bool rows_after = std::int64_t(steps.front().a_reads.size()) < operands.rows;
-      inserted +=
-          prefetchA(steps, operands, a_flat, distance) + prefetchB(reads.second, operands, distance, rows_after);
+      inserted += prefetchA(steps, operands, a_flat, distance) + prefetchB(reads.second, operands, distance);
     }
   });
   return inserted;
