@@ -24,6 +24,20 @@ fs::path tuneSuite() {
 
 const char* kQuickTune = " --isa avx2 --candidates 2 --cases-per-class 2 --quiet";
 
+// A suite `name` of `cases` (YAML list items, one per line).
+fs::path writeSuite(const std::string& name, const std::string& cases) {
+  const fs::path suite = tempPath(name + ".yaml");
+  std::ofstream(suite) << "suite: " << name << "\ncases:\n" << cases;
+  return suite;
+}
+
+// A path for a tuning file, with nothing there yet.
+fs::path freshTuningPath(const std::string& name) {
+  const fs::path tuning = tempPath(name);
+  fs::remove(tuning);
+  return tuning;
+}
+
 TEST(Tune, WritesVerifiedMeasurementsPerShapeClassAndRunUsesThem) {
   const fs::path tuning = tempPath("tuning.json");
   fs::remove(tuning);
@@ -133,12 +147,10 @@ TEST(Tune, TheDefaultLocationIsFoundAndAnotherHostsFileIsNotUsedOrUpdated) {
 // that keeps the analytic choice leaves each case its route in `run`.
 TEST(Tune, EachCaseOfAnAmxClassIsMeasuredOnItsOwnAnalyticRoute) {
   if (!nkbench::detectCpuFeatures().has(nkbench::Isa::AmxEmulated)) GTEST_SKIP() << "host lacks avx512-bf16";
-  const fs::path suite = tempPath("tune-amx.yaml");
-  std::ofstream(suite) << "suite: tune-amx\ncases:\n"
-                          "  - {id: tiles, kind: brgemm, dtype: bf16, shape: [64, 64, 64]}\n"
-                          "  - {id: padded, kind: brgemm, dtype: bf16, shape: [33, 65, 2]}\n";
-  const fs::path tuning = tempPath("tuning-amx.json");
-  fs::remove(tuning);
+  const fs::path suite = writeSuite("tune-amx",
+                                    "  - {id: tiles, kind: brgemm, dtype: bf16, shape: [64, 64, 64]}\n"
+                                    "  - {id: padded, kind: brgemm, dtype: bf16, shape: [33, 65, 2]}\n");
+  const fs::path tuning = freshTuningPath("tuning-amx.json");
   const Outcome tune = runNkbench("tune --suite " + suite.string() + " --out " + tuning.string() +
                                   " --isa amx-emulated --candidates 1 --cases-per-class 2 --quiet");
   ASSERT_EQ(tune.exit_code, 0) << tune.output;
@@ -175,12 +187,10 @@ TEST(Tune, EachCaseOfAnAmxClassIsMeasuredOnItsOwnAnalyticRoute) {
 // `run` takes the class it wrote for the mlp.
 TEST(Tune, AnMlpClassIsMeasuredAndWrittenAsTheMlpRunsIt) {
   if (!nkbench::detectCpuFeatures().has(nkbench::Isa::Avx512)) GTEST_SKIP() << "host lacks avx512";
-  const fs::path suite = tempPath("tune-mlp.yaml");
-  std::ofstream(suite) << "suite: tune-mlp\ncases:\n"
-                          "  - {id: mlp, kind: mlp, dtype: bf16, c_dtype: bf16, batch: 32, layers: [64, 64, 64], "
-                          "bias: true, activation: relu}\n";
-  const fs::path tuning = tempPath("tuning-mlp.json");
-  fs::remove(tuning);
+  const fs::path suite = writeSuite("tune-mlp",
+                                    "  - {id: mlp, kind: mlp, dtype: bf16, c_dtype: bf16, batch: 32, "
+                                    "layers: [64, 64, 64], bias: true, activation: relu}\n");
+  const fs::path tuning = freshTuningPath("tuning-mlp.json");
   const Outcome tune = runNkbench("tune --suite " + suite.string() + " --out " + tuning.string() +
                                   " --isa avx512 --candidates 3 --quiet");
   ASSERT_EQ(tune.exit_code, 0) << tune.output;
@@ -218,12 +228,9 @@ TEST(Tune, AnMlpClassIsMeasuredAndWrittenAsTheMlpRunsIt) {
 // Tuning chooses the block kernel of one core: a case the suite runs on two
 // threads is measured on one, and tune says so.
 TEST(Tune, ACaseOfSeveralThreadsIsSaidToBeMeasuredOnOneCore) {
-  const fs::path suite = tempPath("tune-threads.yaml");
-  std::ofstream(suite) << "suite: tune-threads\ncases:\n"
-                          "  - {id: one, kind: gemm, shape: [64, 64, 32]}\n"
-                          "  - {id: two, kind: gemm, shape: [64, 64, 32], threads: 2}\n";
-  const fs::path tuning = tempPath("tuning-threads.json");
-  fs::remove(tuning);
+  const fs::path suite = writeSuite("tune-threads", "  - {id: one, kind: gemm, shape: [64, 64, 32]}\n"
+                                                    "  - {id: two, kind: gemm, shape: [64, 64, 32], threads: 2}\n");
+  const fs::path tuning = freshTuningPath("tuning-threads.json");
   const Outcome tune = runNkbench("tune --suite " + suite.string() + " --out " + tuning.string() + kQuickTune);
   ASSERT_EQ(tune.exit_code, 0) << tune.output;
   EXPECT_NE(tune.output.find("measured on one core, as every case (a tuning chooses each core's block kernel): "
