@@ -202,7 +202,6 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
       summary.skipped.push_back(fmt::format("{}: {}", c.id, *reason));
       continue;
     }
-    if (c.threads > 1) summary.measured_on_one_core.push_back(fmt::format("{} (threads: {})", c.id, c.threads));
     const std::string shape_class = mlir_backend::shapeClassOf(c.problem, caches);
     auto it = std::find_if(classes.begin(), classes.end(),
                            [&](const ClassCases& known) { return known.shape_class == shape_class; });
@@ -247,6 +246,8 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
       continue;
     }
     const std::vector<SuiteCase> cases = representatives(k.cases, options.cases_per_class);
+    for (const SuiteCase& c : cases)
+      if (c.threads > 1) summary.measured_on_one_core.push_back(fmt::format("{} (threads: {})", c.id, c.threads));
     std::vector<Problem> problems;
     for (const SuiteCase& c : cases) problems.push_back(c.problem);
     TunedClass tuned;
@@ -276,7 +277,7 @@ TuneSummary tuneSuite(const Suite& suite, const TuneOptions& options) {
     // The stages after the ranking run while the budget lasts; the bar drops those that do not.
     bool gemm_blocks_measured = false, settings_measured = false;
     if (leader && problems.front().kind == OpKind::Gemm && tuner.budgetLeft() && leaderName()) {
-      std::vector<std::string> gemm_blocks = mlir_backend::gemmBlockCandidates(*leaderName());
+      std::vector<std::string> gemm_blocks = mlir_backend::gemmBlockCandidates(*leaderName(), problems.front(), caches);
       gemm_blocks.erase(gemm_blocks.begin());  // measured already
       if (!gemm_blocks.empty()) {
         Measured around = tuner.measure(cases, gemm_blocks, kRankTiming, progress, k.shape_class);

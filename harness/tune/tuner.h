@@ -38,8 +38,8 @@ struct TuneSummary {
   Tuning tuning;                     // as last written to `out`, with other tunes' classes
   std::vector<TunedClass> tuned;     // the classes tuned in this run
   std::vector<std::string> skipped;  // classes not tuned, with why
-  // Cases whose suite gives them more than one thread: measured on one core,
-  // as every case is (a tuning chooses the block kernel each core runs).
+  // Cases measured that the suite gives more than one thread: on one core, as
+  // every case is (a tuning chooses the block kernel each core runs).
   std::vector<std::string> measured_on_one_core;
   double elapsed_s = 0.0;
   std::size_t measurements = 0;  // (candidate, case) pairs timed

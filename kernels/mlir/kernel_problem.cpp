@@ -5,6 +5,7 @@
 
 #include "kernels/common/thread_split.h"
 #include "kernels/mlir/amx/amx_payload_ir.h"
+#include "kernels/mlir/vector/gemm_block_fit.h"
 #include "kernels/mlir/vector/payload_ir.h"
 #include "operands/vnni_packing.h"
 
@@ -28,26 +29,6 @@ GemmBlocking amxGemmBlocking(const Problem& gemm, const Schedule& schedule, cons
   });
 }
 
-// The vector routes' preferred block with its rows halved, in whole register
-// blocks and down to two of them, until the A and B panels that one block call
-// reads over all of K fit three quarters of L2 together. Each register band of
-// the call reads the whole B panel again, and the M blocks outer order reads
-// the A panel again for every N block: where both stay in L2, neither is read
-// from L3 more than once.
-GemmBlocking vectorBlockFittedToL2(const Problem& gemm, const Schedule& schedule, const CacheSizes& caches) {
-  GemmBlocking block = schedule.gemm_block;
-  if (schedule.gemm_block_given) return block;
-  const bool a_bf16 = schedule.nanokernel == NanokernelKind::Bf16Dot ||
-                      schedule.nanokernel == NanokernelKind::Bf16WidenFma;
-  const std::int64_t a_bytes = a_bf16 ? 2 : 4;
-  const std::int64_t b_bytes = gemm.dtype == DType::BF16 ? 2 : 4;
-  const std::int64_t budget = caches.l2_bytes / 4 * 3;
-  auto panels = [&](std::int64_t rows) { return (rows * a_bytes + block.bn * b_bytes) * gemm.k; };
-  while (panels(block.bm) > budget && block.bm / 2 >= 2 * schedule.block_m &&
-         block.bm / 2 % schedule.block_m == 0)
-    block.bm /= 2;
-  return block;
-}
 }  // namespace
 
 GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, const CacheSizes& caches, int threads) {
@@ -55,7 +36,7 @@ GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, cons
   // Few C blocks: fewer rows first, so that each block keeps whole register blocks' width.
   const GemmBlocking least{schedule.block_m, schedule.block_n, schedule.gemm_block.bk};
   const bool dot = schedule.nanokernel == NanokernelKind::Bf16Dot;
-  return blockingForThreads(gemm, vectorBlockFittedToL2(gemm, schedule, caches), least, threads, NarrowFirst::Rows,
+  return blockingForThreads(gemm, fittedGemmBlock(gemm, schedule, caches), least, threads, NarrowFirst::Rows,
                             [&](const GemmBlocking& block) {
                               if (!dot) return chooseGemmBlocking(gemm, block, schedule.block_m, schedule.vector_lanes);
                               GemmBlocking blocking =

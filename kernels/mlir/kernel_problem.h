@@ -13,10 +13,8 @@
 namespace nkbench::mlir_backend {
 
 // The blocks a GEMM is cut into, each one call of the schedule's block kernel.
-// Vector routes: the schedule's preferred block, balanced (chooseGemmBlocking),
-// its rows first halved (down to two register blocks) until the A and B panels
-// of one block call, over all of K, fit three quarters of L2, unless the
-// schedule names its block (`:gemm=`).
+// Vector routes: the schedule's preferred block fitted to L2 (fittedGemmBlock,
+// vector/gemm_block_fit.h), balanced (chooseGemmBlocking).
 // The tile route (amxGemmBlocking): rows of the schedule's bm, K blocks of its
 // bk, so that each block call keeps its C tiles for the whole reduction (batch
 // = K blocks), and columns widened so that one B panel (K x bn) takes a quarter

@@ -1,9 +1,10 @@
-// The vector routes' GEMM blocks (kernel_problem.h, gemmBlockingFor): rows
-// halved until one block call's A and B panels fit three quarters of L2.
+// The vector routes' GEMM blocks (vector/gemm_block_fit.h, kernel_problem.h):
+// rows cut until one block call's A and B panels fit three quarters of L2.
 #include <gtest/gtest.h>
 
 #include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/schedule.h"
+#include "kernels/mlir/vector/gemm_block_fit.h"
 #include "tests/support/test_problems.h"
 
 namespace nkbench::mlir_backend {
@@ -38,6 +39,27 @@ TEST(VectorGemmBlocks, RowsHalveUntilBothPanelsFitL2) {
   const GemmBlocking fitted = gemmBlockingFor(f32Gemm(128, 768, 3072), f32, withL2(kMiB));
   EXPECT_EQ(fitted.bn, 32);
   EXPECT_EQ(fitted.bk, 128);
+}
+
+// The panels are those of the block the GEMM gets: at most M rows and N columns.
+TEST(VectorGemmBlocks, ARowsOrColumnsShortOfTheBlockAreCountedAsTheyAre) {
+  const Schedule& f32 = selectSchedule(Isa::Avx512, DType::F32);
+  // 40 rows whole: (40 + 32) x 2560 x 4 = 0.70 MiB fits; 64 would not, nor 24 + 24 padded rows be needed.
+  EXPECT_EQ(gemmBlockingFor(f32Gemm(40, 768, 2560), f32, withL2(kMiB)).bm, 40);
+  // 8 columns: (64 + 8) x 2560 x 4 = 0.70 MiB fits; 32 columns do not.
+  EXPECT_EQ(fittedGemmBlock(f32Gemm(256, 8, 2560), f32, withL2(kMiB)).bm, 64);
+  EXPECT_EQ(fittedGemmBlock(f32Gemm(256, 32, 2560), f32, withL2(kMiB)).bm, 32);
+}
+
+// Register blocks whose rows do not divide the block are cut to whole ones.
+TEST(VectorGemmBlocks, RowsThatDoNotDivideTheBlockAreCutToWholeRegisterBlocks) {
+  const Schedule twelve = parseScheduleSpec("avx512.f32.12x32");
+  // 64 -> 24 (32 rows in whole 12-row blocks): (24 + 32) x 3072 x 4 = 0.66 MiB.
+  EXPECT_EQ(fittedGemmBlock(f32Gemm(128, 768, 3072), twelve, withL2(kMiB)).bm, 24);
+  // Never below two register blocks.
+  EXPECT_EQ(fittedGemmBlock(f32Gemm(128, 768, 65536), twelve, withL2(kMiB)).bm, 24);
+  const Schedule fourteen = parseScheduleSpec("avx512.f32.14x32");
+  EXPECT_EQ(fittedGemmBlock(f32Gemm(128, 768, 65536), fourteen, withL2(kMiB)).bm, 28);
 }
 
 TEST(VectorGemmBlocks, PanelsAreCountedInThePackedElements) {

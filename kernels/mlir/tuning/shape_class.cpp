@@ -43,6 +43,9 @@ std::optional<DType> shapeClassDType(const std::string& shape_class) {
   if (words.size() != 5 || !parseOpKind(words[0]) || !isOneOf(words[2], kRowsBins) ||
       !isOneOf(words[3], kColumnsBins) || !isOneOf(words[4], kFootprintBins))
     return std::nullopt;
+  // Word for word, one space apart: runs look classes up by their text.
+  if (shape_class != fmt::format("{} {} {} {} {}", words[0], words[1], words[2], words[3], words[4]))
+    return std::nullopt;
   return parseDType(words[1]);
 }
 

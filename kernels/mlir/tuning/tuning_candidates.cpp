@@ -7,6 +7,7 @@
 
 #include "kernels/mlir/nanokernel_check.h"
 #include "kernels/mlir/tuning/shape_class.h"
+#include "kernels/mlir/vector/gemm_block_fit.h"
 #include "kernels/mlir/vector/register_block_plan.h"
 
 namespace nkbench::mlir_backend {
@@ -60,11 +61,11 @@ std::vector<const Schedule*> familyBases(Isa isa, DType dtype) {
   return bases;
 }
 
-// The BRGEMM a GEMM's block calls solve (its schedule's GEMM block, at most the
-// GEMM), batch = K blocks; a BRGEMM as it is.
-Problem blockKernelOf(const Problem& p, const Schedule& schedule) {
+// The BRGEMM a GEMM's block calls solve (its schedule's GEMM block fitted to
+// L2, at most the GEMM), batch = K blocks; a BRGEMM as it is.
+Problem blockKernelOf(const Problem& p, const Schedule& schedule, const CacheSizes& caches) {
   if (p.kind == OpKind::Brgemm) return p;
-  const GemmBlocking& block = schedule.gemm_block;
+  const GemmBlocking block = fittedGemmBlock(p, schedule, caches);
   Problem brgemm = p;
   brgemm.kind = OpKind::Brgemm;
   brgemm.m = std::min(p.m, block.bm);
@@ -79,7 +80,7 @@ Problem blockKernelOf(const Problem& p, const Schedule& schedule) {
 
 double estimatedCycles(const Problem& p, const Schedule& schedule, const CacheSizes& caches) {
   if (p.kind == OpKind::Brgemm) return brgemmCycles(p, schedule, caches);
-  const Problem brgemm = blockKernelOf(p, schedule);
+  const Problem brgemm = blockKernelOf(p, schedule, caches);
   return double(ceilDiv(p.m, brgemm.m) * ceilDiv(p.n, brgemm.n)) * brgemmCycles(brgemm, schedule, caches);
 }
 
@@ -138,7 +139,7 @@ std::vector<std::string> settingCandidates(const std::string& name, const std::v
   auto kernels = [&](const Schedule& s) {
     std::vector<std::string> shapes;
     for (const Problem& p : problems) {
-      const RegisterBlockPlan plan = planRegisterBlocks(blockKernelOf(p, s), s, caches);
+      const RegisterBlockPlan plan = planRegisterBlocks(blockKernelOf(p, s, caches), s, caches);
       shapes.push_back(describeRegisterBlocks(plan) + "/" + std::to_string(plan.prefetch_distance));
     }
     return shapes;
@@ -168,13 +169,16 @@ std::vector<std::string> settingCandidates(const std::string& name, const std::v
   return names;
 }
 
-std::vector<std::string> gemmBlockCandidates(const std::string& name) {
+std::vector<std::string> gemmBlockCandidates(const std::string& name, const Problem& largest,
+                                             const CacheSizes& caches) {
   const Schedule s = parseScheduleSpec(name);
   if (s.nanokernel == NanokernelKind::AmxTile) return {name};
   const std::string family_name = name.substr(0, name.find(':'));
   const Schedule base = parseScheduleSpec(family_name);
   auto whole = [](std::int64_t value, std::int64_t multiple) { return std::max(multiple, value / multiple * multiple); };
-  const GemmBlocking& g = s.gemm_block;
+  // Around the block the name runs on the largest case: a named block would
+  // otherwise time the same kernel again under another name.
+  const GemmBlocking g = fittedGemmBlock(largest, s, caches);
   std::vector<GemmBlocking> blocks = {g};
   for (const GemmBlocking& b : {GemmBlocking{g.bm * 2, g.bn, g.bk}, GemmBlocking{g.bm / 2, g.bn, g.bk},
                                 GemmBlocking{g.bm, g.bn * 2, g.bk}, GemmBlocking{g.bm, g.bn, g.bk * 2},

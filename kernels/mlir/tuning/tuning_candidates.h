@@ -38,9 +38,11 @@ std::vector<std::string> registerBlockCandidates(Isa isa, const std::vector<Prob
 std::vector<std::string> settingCandidates(const std::string& schedule, const std::vector<Problem>& problems,
                                            const CacheSizes& caches);
 
-// GEMM cache blocks worth measuring around `schedule`'s (a name): its own first,
-// then its rows, columns and depth halved and doubled one at a time, in whole
-// register blocks. Tile schedules keep their blocking rule: none besides.
-std::vector<std::string> gemmBlockCandidates(const std::string& schedule);
+// GEMM cache blocks worth measuring around the block `schedule` (a name) runs
+// on `largest` (fittedGemmBlock): the name first, then that block's rows,
+// columns and depth halved and doubled one at a time, in whole register blocks,
+// each named (`:gemm=`). Tile schedules keep their blocking rule: none besides.
+std::vector<std::string> gemmBlockCandidates(const std::string& schedule, const Problem& largest,
+                                             const CacheSizes& caches);
 
 }  // namespace nkbench::mlir_backend

@@ -21,6 +21,8 @@ TEST(TunedSchedule, TheClassNamesItsType) {
   EXPECT_EQ(shapeClassDType("brgemm bf16 m32+ n16-64 l1"), std::nullopt);
   EXPECT_EQ(shapeClassDType("brgemm bf16 m32+ n16-63 L1"), std::nullopt);
   EXPECT_EQ(shapeClassDType("brgemm bf16 m32+ n16-63 l1 extra"), std::nullopt);
+  EXPECT_EQ(shapeClassDType("brgemm bf16  m32+ n16-63 l1"), std::nullopt);
+  EXPECT_EQ(shapeClassDType("brgemm bf16 m32+ n16-63 l1 "), std::nullopt);
   const CacheSizes caches{48 * 1024, 1 << 20, 32 << 20};
   Problem p;
   p.dtype = DType::BF16;

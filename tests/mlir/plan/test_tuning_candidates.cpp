@@ -19,6 +19,8 @@ Problem brgemm(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batc
   return p;
 }
 
+Problem gemm(std::int64_t m, std::int64_t n, std::int64_t k) { return test::makeProblem(m, n, k, 1, false, OpKind::Gemm); }
+
 TEST(ShapeClass, BinsRowsColumnsAndFootprint) {
   // A and B of the batch: (25 x 48 + 48 x 18) x 4 bytes, 8.1 KiB per entry.
   EXPECT_EQ(shapeClassOf(brgemm(25, 18, 48, 4), kCaches), "brgemm f32 m8-31 n16-63 l1");
@@ -27,11 +29,8 @@ TEST(ShapeClass, BinsRowsColumnsAndFootprint) {
   EXPECT_EQ(shapeClassOf(brgemm(64, 64, 64, 16), kCaches), "brgemm f32 m32+ n64+ l2");
   EXPECT_EQ(shapeClassOf(brgemm(64, 64, 64, 64, DType::BF16), kCaches), "brgemm bf16 m32+ n64+ l2");
   EXPECT_EQ(shapeClassOf(brgemm(64, 64, 256, 64), kCaches), "brgemm f32 m32+ n64+ mem");
-  Problem gemm = test::makeProblem(512, 512, 512, 1, false);
-  gemm.kind = OpKind::Gemm;
-  EXPECT_EQ(shapeClassOf(gemm, kCaches), "gemm f32 m32+ n64+ mem");  // 3 MiB of A, B and C
-  gemm.m = gemm.n = gemm.k = 256;
-  EXPECT_EQ(shapeClassOf(gemm, kCaches), "gemm f32 m32+ n64+ l2");  // 768 KiB
+  EXPECT_EQ(shapeClassOf(gemm(512, 512, 512), kCaches), "gemm f32 m32+ n64+ mem");  // 3 MiB of A, B and C
+  EXPECT_EQ(shapeClassOf(gemm(256, 256, 256), kCaches), "gemm f32 m32+ n64+ l2");  // 768 KiB
 }
 
 TEST(TuningCandidates, TheAnalyticScheduleLeadsAndEveryCandidateFits) {
@@ -82,7 +81,7 @@ TEST(TuningCandidates, TheCostModelPrefersFullBlocksToStarvedOnes) {
 }
 
 TEST(TuningCandidates, GemmBlocksAroundTheLeaderInWholeRegisterBlocks) {
-  const std::vector<std::string> names = gemmBlockCandidates("avx512.f32.12x32");
+  const std::vector<std::string> names = gemmBlockCandidates("avx512.f32.12x32", gemm(256, 1024, 1024), kCaches);
   ASSERT_GE(names.size(), 4u);
   EXPECT_EQ(names.front(), "avx512.f32.12x32");
   for (std::size_t i = 1; i < names.size(); ++i) {
@@ -90,7 +89,20 @@ TEST(TuningCandidates, GemmBlocksAroundTheLeaderInWholeRegisterBlocks) {
     EXPECT_EQ(s.gemm_block.bm % 12, 0) << names[i];
     EXPECT_EQ(s.gemm_block.bn % 32, 0) << names[i];
   }
-  EXPECT_EQ(gemmBlockCandidates("amx.bf16.32x32"), std::vector<std::string>{"amx.bf16.32x32"});
+  EXPECT_EQ(gemmBlockCandidates("amx.bf16.32x32", gemm(256, 1024, 1024), kCaches),
+            std::vector<std::string>{"amx.bf16.32x32"});
+}
+
+// Around the block the leader runs (fitted to L2), never that block again under
+// its own name: 8x32 on 128x768x3072 runs 32x32x128 on a 1 MiB L2.
+TEST(TuningCandidates, GemmBlocksAreAroundTheBlockTheLeaderRuns) {
+  CacheSizes caches = kCaches;
+  caches.l2_bytes = 1 << 20;
+  const std::vector<std::string> names = gemmBlockCandidates("avx512.f32.8x32", gemm(128, 768, 3072), caches);
+  EXPECT_EQ(names.front(), "avx512.f32.8x32");
+  EXPECT_EQ(std::count(names.begin(), names.end(), "avx512.f32.8x32:gemm=32x32x128"), 0);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "avx512.f32.8x32:gemm=64x32x128"), 1);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "avx512.f32.8x32:gemm=16x32x128"), 1);
 }
 
 // Edge rows where a problem has rows left over, prefetch distances where its
