@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-
 #include "harness/core/error.h"
 
 namespace nkbench {

@@ -63,7 +63,7 @@ struct Schedule {
   // passes over its whole output, bias then activation (`:epilogue=separate`).
   bool fused_epilogue = true;
   // The GEMM block was named (`:gemm=`): used as given, not fitted to the host's
-  // L2 (kernel_problem.h, gemmBlockingFor).
+  // L2 (vector/gemm_block_fit.h).
   bool gemm_block_given = false;
 
   std::int64_t accumulators() const { return block_m * (block_n / vector_lanes); }
