@@ -287,6 +287,7 @@ class MlirBackend final : public Backend {
 
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
     if (problem.kind == OpKind::Mlp) return mlpUnsupported(problem);
+    if (auto reason = separateEpilogueUnsupported(problem)) return reason;
     if (auto reason = brgemmThreadsUnsupported(name(), problem, config_.threads)) return reason;
     if (auto reason = kernelUnsupported(problem)) return reason;
     return std::nullopt;
@@ -395,9 +396,26 @@ class MlirBackend final : public Backend {
     return mlir_backend::chooseRoute(config_.isa, problem, request);
   }
 
+  // :epilogue=separate runs an mlp's bias add and activation as passes (the
+  // comparison for the fused epilogue): a case without them would run the
+  // kernel it runs without the setting, under a name that says otherwise.
+  std::optional<std::string> separateEpilogueUnsupported(const Problem& problem) const {
+    if (problem.kind == OpKind::Mlp && problem.hasEpilogue()) return std::nullopt;
+    std::optional<RouteChoice> route;
+    try {
+      route = routeFor(problem);
+    } catch (const Error& error) {
+      return error.what();
+    }
+    if (route->schedule.fused_epilogue) return std::nullopt;
+    return fmt::format("{}: :epilogue=separate runs an mlp's bias and activation as passes, and this {} has none",
+                       name(), problem.kind == OpKind::Mlp ? "mlp" : "case");
+  }
+
   std::optional<std::string> mlpUnsupported(const Problem& mlp) const {
     if (lowering_ == Lowering::GenericVector)
       return "mlir-default: the generic lowering has no fused epilogue; mlp cases run on mlir";
+    if (auto reason = separateEpilogueUnsupported(mlp)) return reason;
     std::optional<RouteChoice> route;
     try {
       route = routeFor(mlp);

@@ -140,6 +140,24 @@ TEST(MlirMlp, SeparateEpilogueSkipsBf16WithTheReason) {
   EXPECT_NE(reason->find("takes f32 mlps only"), std::string::npos) << *reason;
 }
 
+// Without a bias and an activation the setting would change nothing but the
+// row's schedule name: such cases are skipped, saying so, and an mlp with
+// them is not.
+TEST(MlirMlp, SeparateEpilogueSkipsCasesWithoutOneWithTheReason) {
+  auto backend = makeMlirBackend(hostConfig(Isa::Avx2, 1, "avx2.f32.6x16:epilogue=separate"));
+  for (const Problem& p : {test::makeProblem(8, 16, 16, 2, false), test::makeProblem(24, 40, 32, 1, false, OpKind::Gemm),
+                           makeMlpProblem(DType::F32, 8, {16, 16}, false, Activation::None)}) {
+    SCOPED_TRACE(p.describe());
+    const std::optional<std::string> reason = backend->unsupportedReason(p);
+    ASSERT_TRUE(reason.has_value());
+    EXPECT_NE(reason->find(":epilogue=separate runs an mlp's bias and activation as passes"), std::string::npos)
+        << *reason;
+  }
+  EXPECT_EQ(backend->unsupportedReason(makeMlpProblem(DType::F32, 8, {16, 16}, true, Activation::None)), std::nullopt);
+  EXPECT_EQ(makeMlirBackend(hostConfig(Isa::Avx2))->unsupportedReason(test::makeProblem(8, 16, 16, 2, false)),
+            std::nullopt);
+}
+
 // `show` prints an mlp's kernel as the run compiles it: with the epilogue
 // fused, or without it where the schedule runs it as passes.
 TEST(MlirMlp, TheKernelOfASeparateEpilogueHasNone) {
