@@ -137,11 +137,13 @@ std::string formatRowCounts(const std::vector<ResultRow>& rows) {
   const auto count = [&rows](VerifyStatus status) {
     return std::count_if(rows.begin(), rows.end(), [status](const ResultRow& row) { return row.status == status; });
   };
-  const auto passed = count(VerifyStatus::Passed), skipped = count(VerifyStatus::Skipped),
-             errors = count(VerifyStatus::Error);
-  std::string counts = fmt::format("{} rows: {} passed, {} failed, {} skipped", rows.size(), passed,
-                                   std::ptrdiff_t(rows.size()) - passed - skipped - errors, skipped);
-  // Errors (a crash, a timeout, a backend's exception) apart from failed verifications.
+  const auto errors = count(VerifyStatus::Error), mistrusted = count(VerifyStatus::Mistrusted);
+  std::string counts = fmt::format("{} rows: {} passed, {} failed, {} skipped", rows.size(),
+                                   count(VerifyStatus::Passed), count(VerifyStatus::Failed),
+                                   count(VerifyStatus::Skipped));
+  // Results that could not be trusted (e.g. ReLU zeroed nearly all), and errors
+  // (a crash, a timeout, a backend's exception), apart from wrong results.
+  if (mistrusted > 0) counts += fmt::format(", {} mistrusted", mistrusted);
   if (errors > 0) counts += fmt::format(", {} error{}", errors, errors == 1 ? "" : "s");
   return counts;
 }

@@ -6,7 +6,6 @@
 
 #include "harness/core/error.h"
 #include "harness/core/memory/aligned_buffer.h"
-#include "kernels/common/thread_split.h"
 #include "kernels/eigen/eigen_mlp.h"
 #include "kernels/eigen/eigen_products.h"
 #include "operands/bf16.h"
@@ -92,7 +91,10 @@ class EigenBackend final : public Backend {
     if (problem.kind == OpKind::Mlp) return std::nullopt;  // its products split among the threads
     // Eigen splits a product among threads only where it is large: a BRGEMM's
     // small products would run on one thread, unsaid.
-    return brgemmThreadsUnsupported(name(), problem, config_.threads);
+    if (problem.kind == OpKind::Brgemm && config_.threads > 1)
+      return fmt::format("eigen: a BRGEMM is a loop of small products, which Eigen runs on one thread, not {}",
+                         config_.threads);
+    return std::nullopt;
   }
 
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {

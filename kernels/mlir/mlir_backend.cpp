@@ -329,7 +329,9 @@ class MlirBackend final : public Backend {
   // The schedule chooseRoute picks and, where it left the tile route, why.
   std::optional<std::string> plan(const Problem& problem) const override {
     const RouteChoice route = routeFor(problem);
-    const std::string source = route.source == "analytic" ? "" : " (" + route.source + ")";
+    // Where a tuning file is in use, its untuned classes say that they are.
+    const bool untagged = route.source == "analytic" && tuned_.file.empty();
+    const std::string source = untagged ? "" : " (" + route.source + ")";
     return route.schedule.name + source + (route.reason.empty() ? "" : "; " + route.reason);
   }
 
@@ -414,7 +416,7 @@ class MlirBackend final : public Backend {
 
   std::optional<std::string> mlpUnsupported(const Problem& mlp) const {
     if (lowering_ == Lowering::GenericVector)
-      return "mlir-default: the generic lowering has no fused epilogue; mlp cases run on mlir";
+      return "mlir-default: mlp cases run on mlir (the generic lowering has no fused epilogue)";
     if (auto reason = separateEpilogueUnsupported(mlp)) return reason;
     std::optional<RouteChoice> route;
     try {

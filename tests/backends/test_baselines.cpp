@@ -97,7 +97,8 @@ TEST(Baselines, BrgemmsOnMoreThreadsAreSkippedAndGemmsShareTheirBlocks) {
     const std::unique_ptr<Backend> backend = makeBaseline(name, config);
     const auto reason = backend->unsupportedReason(brgemm(8, 8, 8, 2, false));
     ASSERT_TRUE(reason.has_value()) << name;
-    EXPECT_NE(reason->find("a BRGEMM is one C block"), std::string::npos) << *reason;
+    const char* why = name == "eigen" ? "a BRGEMM is a loop of small products" : "a BRGEMM is one C block";
+    EXPECT_NE(reason->find(why), std::string::npos) << *reason;
     const Problem problem = gemm(200, 130, 96);
     ASSERT_EQ(backend->unsupportedReason(problem), std::nullopt) << name;
     const RunOutcome outcome = runAgainstReference(*backend, problem);

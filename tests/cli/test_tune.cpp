@@ -4,6 +4,8 @@
 
 #include <fstream>
 #include <set>
+#include <sstream>
+#include <string>
 
 #include "harness/core/isa.h"
 #include "tests/cli/cli_test_support.h"
@@ -105,6 +107,17 @@ TEST(Tune, TheDefaultLocationIsFoundAndAnotherHostsFileIsNotUsedOrUpdated) {
   ASSERT_TRUE(fs::exists(found)) << tune.output;
   const Outcome list = runNkbench("list --isa avx2 --backends mlir --suite " + tuneSuite().string(), environment);
   EXPECT_NE(list.output.find("tuning: " + found.string()), std::string::npos) << list.output;
+  // With a tuning in use, every schedule says where it came from.
+  std::istringstream lines(list.output);
+  int schedules = 0;
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("mlir ") != std::string::npos && line.find("run: ") != std::string::npos) {
+      ++schedules;
+      EXPECT_TRUE(line.find("(tuned: " + found.string() + ")") != std::string::npos ||
+                  line.find("(analytic)") != std::string::npos)
+          << line;
+    }
+  EXPECT_GT(schedules, 1) << list.output;
 
   // The same file claimed for another CPU: refused when given, skipped with a warning when found.
   std::ifstream in(found);

@@ -65,16 +65,18 @@ TEST(ConsoleTable, LongNotesAreShortened) {
 
 TEST(ConsoleTable, EmptyInputGivesEmptyText) { EXPECT_EQ(formatTable({}), ""); }
 
-TEST(ConsoleTable, RowCountsTellPassedFailedAndSkipped) {
+TEST(ConsoleTable, RowCountsTellPassedFailedSkippedMistrustedAndErrors) {
   ResultRow mistrusted = test::failedRow();
   mistrusted.status = VerifyStatus::Mistrusted;
   EXPECT_EQ(formatRowCounts({test::passedRow(), test::skippedRow(), test::failedRow(), mistrusted}),
-            "4 rows: 1 passed, 2 failed, 1 skipped");
+            "4 rows: 1 passed, 1 failed, 1 skipped, 1 mistrusted");
   EXPECT_EQ(formatRowCounts({}), "0 rows: 0 passed, 0 failed, 0 skipped");
   ResultRow crashed = test::failedRow();
   crashed.status = VerifyStatus::Error;
   EXPECT_EQ(formatRowCounts({test::passedRow(), crashed, test::failedRow()}),
             "3 rows: 1 passed, 1 failed, 0 skipped, 1 error");
+  EXPECT_EQ(formatRowCounts({mistrusted, mistrusted, crashed, crashed}),
+            "4 rows: 0 passed, 0 failed, 0 skipped, 2 mistrusted, 2 errors");
 }
 
 }  // namespace
