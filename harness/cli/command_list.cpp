@@ -10,6 +10,7 @@
 #include "harness/cli/isa_option.h"
 #include "harness/cli/shard_option.h"
 #include "harness/cli/threads_option.h"
+#include "harness/cli/text_options.h"
 #include "harness/core/host_class.h"
 #include "harness/host/cache_info.h"
 #include "harness/host/peak.h"
@@ -124,11 +125,13 @@ void addListCommand(CLI::App& app, Action& action) {
   auto args = std::make_shared<ListArguments>();
   CLI::App* cmd = app.add_subcommand("list", "Show host ISA features, backends and versions, and which cases would run");
   cmd->add_option("--suite", args->suite, "Suite file: list its cases and, per backend, run or skip and why");
-  cmd->add_option("--backends", args->backends, "Comma-separated backends (default: all)")->delimiter(',');
+  cmd->add_option("--backends", args->backends, "Comma-separated backends (default: all)")
+      ->delimiter(',')
+      ->check(nonEmpty());
   cmd->add_option("--isa", args->isa, kIsaHelp)->capture_default_str();
   cmd->add_option("--filter", args->filter, "Only cases whose id matches this regex");
   cmd->add_option("--shard", args->shard, kShardHelp);
-  cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str();
+  cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str()->check(nonEmpty());
   cmd->add_option("--threads", args->threads, kThreadsHelp)->capture_default_str();
   cmd->callback([args, &action] { action = [args] { return list(*args); }; });
 }

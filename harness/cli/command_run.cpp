@@ -11,6 +11,7 @@
 #include "harness/cli/number_options.h"
 #include "harness/cli/shard_option.h"
 #include "harness/cli/threads_option.h"
+#include "harness/cli/text_options.h"
 #include "harness/report/console_table.h"
 #include "harness/run/interrupt.h"
 #include "harness/run/runner.h"
@@ -143,13 +144,16 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
   CLI::App* cmd = app.add_subcommand("run", "Compile, verify and time every case of a suite on every backend");
   cmd->add_option("--suite", args->suite, "Suite file (YAML)")->required();
   cmd->add_option("--backends", args->backends, "Comma-separated backends (default: all)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(nonEmpty());
   cmd->add_option("--isa", args->isa, kIsaHelp)->capture_default_str();
   cmd->add_option("--schedule", args->schedule,
                   "MLIR schedule to use instead of the tuned or analytic one: " + mlir_backend::scheduleNames() +
                       ", or FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D][:epilogue=separate] (e.g. avx512.f32.12x32)");
-  cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str();
-  cmd->add_option("--kernel-cache", args->kernel_cache, mlir_backend::kKernelCacheHelp)->capture_default_str();
+  cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str()->check(nonEmpty());
+  cmd->add_option("--kernel-cache", args->kernel_cache, mlir_backend::kKernelCacheHelp)
+      ->capture_default_str()
+      ->check(nonEmpty());
   cmd->add_option("--filter", args->filter, "Run only cases whose id matches this regex");
   cmd->add_option("--shard", args->shard, kShardHelp);
   cmd->add_option("--reps", args->repetitions, "Timed repetitions per row")->capture_default_str()

@@ -8,6 +8,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/cli/isa_option.h"
+#include "harness/cli/text_options.h"
 #include "harness/host/cache_info.h"
 #include "harness/host/peak.h"
 #include "harness/suite/suite.h"
@@ -131,7 +132,7 @@ void addShowCommand(CLI::App& app, Action& action) {
   cmd->add_option("--schedule", args->schedule,
                   "MLIR schedule instead of the tuned or analytic one: " + mlir_backend::scheduleNames() +
                       ", or FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D][:epilogue=separate]");
-  cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str();
+  cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str()->check(nonEmpty());
   cmd->add_option("--threads", args->threads,
                   "Threads a GEMM's blocks are shared among, which the tile route's blocks depend on (default: the "
                   "case's own, else 1)")

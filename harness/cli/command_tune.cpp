@@ -8,6 +8,7 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/isa_option.h"
 #include "harness/cli/number_options.h"
+#include "harness/cli/text_options.h"
 #include "harness/core/error.h"
 #include "harness/run/interrupt.h"
 #include "harness/suite/suite.h"
@@ -105,7 +106,9 @@ void addTuneCommand(CLI::App& app, Action& action, const std::string& command_li
       ->check(CLI::Range(1, 32));
   cmd->add_flag("--isolate,!--no-isolate", args->isolate,
                 "Run candidates in child processes, so that one that crashes costs its own measurement (default)");
-  cmd->add_option("--kernel-cache", args->kernel_cache, mlir_backend::kKernelCacheHelp)->capture_default_str();
+  cmd->add_option("--kernel-cache", args->kernel_cache, mlir_backend::kKernelCacheHelp)
+      ->capture_default_str()
+      ->check(nonEmpty());
   cmd->add_flag("--quiet", args->quiet, "No progress bar on stderr (it only shows on a terminal anyway)");
   cmd->footer("Exit status: 0 when done, 2 on bad input, 130 when interrupted (the file keeps the classes done).");
   cmd->callback([args, &action, command_line] { action = [args, command_line] { return tune(*args, command_line); }; });

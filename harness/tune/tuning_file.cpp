@@ -117,7 +117,13 @@ Tuning tuningOf(const json& document) {
   tuning.llvm_version = required<std::string>(document, "llvm_version");
   tuning.nkbench_version = required<std::string>(document, "nkbench_version");
   tuning.created = required<std::string>(document, "created");
-  for (const json& entry : requiredList(document, "classes")) tuning.classes.push_back(tunedClassOf(entry, format));
+  for (const json& entry : requiredList(document, "classes")) {
+    TunedClass tuned = tunedClassOf(entry, format);
+    // A second entry would serve the class or not by its place in the file.
+    if (tuning.find(tuned.isa, tuned.shape_class))
+      throw Error(fmt::format("class '{}' is tuned twice under {}", tuned.shape_class, tuned.isa));
+    tuning.classes.push_back(std::move(tuned));
+  }
   return tuning;
 }
 

@@ -521,7 +521,12 @@ TEST(Cli, OptionsRefusedByTheParserAreOneShortLine) {
       {"run" + suite + " --reps 0", "nkbench: error: --reps: "},
       {"run --backends eigen", "nkbench: error: --suite is required (see --help)\n"},
       {"tune" + suite.substr(0, suite.find(" --backends")) + " --budget inf",
-       "nkbench: error: --budget: Value inf is not a finite number (see --help)\n"}};
+       "nkbench: error: --budget: Value inf is not a finite number (see --help)\n"},
+      // An empty value would otherwise mean the default, or a file named "".
+      {"run" + suite + " --kernel-cache ''", "nkbench: error: --kernel-cache: must not be empty (see --help)\n"},
+      {"list" + suite.substr(0, suite.find(" --backends")) + " --backends ''",
+       "nkbench: error: --backends: must not be empty (see --help)\n"},
+      {"run" + suite + " --tuning ''", "nkbench: error: --tuning: must not be empty (see --help)\n"}};
   for (const auto& [arguments, message] : refusals) {
     const Outcome outcome = runNkbench(arguments);
     EXPECT_EQ(outcome.exit_code, 2) << arguments;

@@ -271,6 +271,10 @@ TEST(SuiteErrors, WrongTypes) {
   expectError(oneCase("    kind: brgemm\n    shape: [1, 1, 1]\n    batch: [2]\n"), 6,
               {"'batch' must be an integer", "a list"});
   expectError(oneCase("    kind: [gemm]\n    shape: [1, 1, 1]\n"), 4, {"'kind' must be a string"});
+  // A leading zero: PyYAML would read 010 as 8.
+  expectError(oneCase("    kind: gemm\n    m: 010\n    n: 1\n    k: 1\n"), 5,
+              {"'m' is 010: a leading zero reads as octal"});
+  expectError(oneCase("    kind: brgemm\n    shape: [05, 5, 5]\n"), 5, {"is 05: a leading zero"});
   expectError("suite: s\ncases: {id: a}\n", 2, {"'cases' must be a list"});
   expectError("suite: s\ncases:\n  - just-a-name\n", 3, {"each case must be a mapping"});
   expectError("suite: s\ndefaults: 3\ncases:\n  - {id: a}\n", 2, {"'defaults' must be a mapping"});

@@ -142,6 +142,19 @@ TEST(TuningFile, BadContentNamesTheFileAndTheKey) {
   EXPECT_NE(error(fs::path(good).replace_filename("absent.json").string()).find("not valid JSON"), std::string::npos);
 }
 
+// Which of two entries served the class would depend on their order in the file.
+TEST(TuningFile, AClassTunedTwiceAtOneLevelIsRefusedByName) {
+  Tuning twice = sample();
+  twice.classes.push_back(tuned("avx512", "brgemm f32 m8-31 n16-63 l1", "avx512.f32.4x64"));
+  try {
+    parseTuning(tuningText(twice), "twice.json");
+    ADD_FAILURE() << "a class tuned twice was read";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "tuning file twice.json: class 'brgemm f32 m8-31 n16-63 l1' is tuned twice under avx512");
+  }
+  EXPECT_EQ(parseTuning(tuningText(sample()), "levels.json").classes.size(), 2u);  // one class, two levels
+}
+
 TEST(TuningFile, AnotherHostIsAMismatchWithWhy) {
   EXPECT_FALSE(tuningHostMismatch(host(), host()));
   TuningHost other = host();
