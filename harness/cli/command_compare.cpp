@@ -8,6 +8,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/cli/number_options.h"
+#include "harness/cli/text_options.h"
 #include "harness/compare/compare_report.h"
 #include "harness/compare/run_differences.h"
 #include "harness/core/error.h"
@@ -75,7 +76,7 @@ void addCompareCommand(CLI::App& app, Action& action) {
   cmd->add_option("--alpha", args->alpha, "Significance level of the one-sided rank test over repetitions")
       ->capture_default_str()
       ->check(fraction());
-  cmd->add_option("--json", args->json_path, "Also write the comparison as JSON to this file");
+  cmd->add_option("--json", args->json_path, "Also write the comparison as JSON to this file")->check(nonEmpty());
   cmd->footer("Rows match by case, backend, type, ISA and threads. A warning names the suite, fill, cache,\n"
               "tuning or CPU where the runs differ. Exit status: 0 when nothing regressed, 1 when a row\n"
               "regressed, disappeared or stopped passing, or a new row failed; 2 on bad input (also a --json\n"

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/text_options.h"
 #include "harness/merge/shard_merge.h"
 #include "harness/report/atomic_file.h"
 #include "harness/report/console_table.h"
@@ -53,9 +54,10 @@ void addMergeCommand(CLI::App& app, Action& action) {
   cmd->add_option("SHARDS", args->shards, "Shard reports (nkbench run --shard I/N --json), in any order")
       ->required()
       ->expected(1, -1);
-  cmd->add_option("--out", args->csv_path, "Write the merged rows as CSV to this file");
+  cmd->add_option("--out", args->csv_path, "Write the merged rows as CSV to this file")->check(nonEmpty());
   cmd->add_option("--json", args->json_path,
-                  "Write the merged JSON report (metadata of the first shard, each shard's under \"shards\")");
+                  "Write the merged JSON report (metadata of the first shard, each shard's under \"shards\")")
+      ->check(nonEmpty());
   cmd->add_flag("--allow-incomplete", args->allow_incomplete,
                 "Merge even when shards or cases are missing; they are listed in the JSON report and on stderr");
   cmd->footer("Rows come in suite order. The shards must share the partition (N), suite, selected cases, ISA, fill,\n"

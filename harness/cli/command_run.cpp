@@ -149,7 +149,8 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
   cmd->add_option("--isa", args->isa, kIsaHelp)->capture_default_str();
   cmd->add_option("--schedule", args->schedule,
                   "MLIR schedule to use instead of the tuned or analytic one: " + mlir_backend::scheduleNames() +
-                      ", or FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D][:epilogue=separate] (e.g. avx512.f32.12x32)");
+                      ", or FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D][:epilogue=separate] (e.g. avx512.f32.12x32)")
+      ->check(nonEmpty());
   cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str()->check(nonEmpty());
   cmd->add_option("--kernel-cache", args->kernel_cache, mlir_backend::kKernelCacheHelp)
       ->capture_default_str()
@@ -162,10 +163,11 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
       ->check(positiveNumber());
   cmd->add_option("--fill", args->fill, "Operand data: exact (small integers, bit-exact check) or random")
       ->capture_default_str();
-  cmd->add_option("--out", args->csv_path, "Write rows as CSV to this file");
-  cmd->add_option("--json", args->json_path, "Write rows and host metadata as JSON to this file");
+  cmd->add_option("--out", args->csv_path, "Write rows as CSV to this file")->check(nonEmpty());
+  cmd->add_option("--json", args->json_path, "Write rows and host metadata as JSON to this file")->check(nonEmpty());
   cmd->add_option("--benchmark-json", args->benchmark_json_path,
-                  "Also write the timings of passed rows in Google Benchmark's JSON format (for its compare.py)");
+                  "Also write the timings of passed rows in Google Benchmark's JSON format (for its compare.py)")
+      ->check(nonEmpty());
   cmd->add_option("--noisy-iqr", args->noisy_iqr,
                   "Flag a row noisy when the interquartile range of its call times exceeds this fraction of the median")
       ->capture_default_str()

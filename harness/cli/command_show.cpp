@@ -94,6 +94,8 @@ int show(const ShowArguments& args) {
   // What run would not compile is not shown as if it would.
   if (auto skipped = brgemmThreadsUnsupported("mlir", c.problem, threads))
     throw Error(fmt::format("case '{}' at {} threads: run skips it ({})", c.id, threads, *skipped));
+  if (auto skipped = mlir_backend::separateEpilogueUnsupported("mlir", c.problem, schedule))
+    throw Error(fmt::format("case '{}': run skips it ({})", c.id, *skipped));
   const Problem kernel = mlir_backend::kernelProblemFor(c.problem, schedule, caches, threads);
   // The host by its feature bits, as `run` compiles (a VM's CPU name can lack
   // features its CPUID reports), or a named CPU; generate() never runs the code.
@@ -131,7 +133,8 @@ void addShowCommand(CLI::App& app, Action& action) {
   cmd->add_option("--stage", args->stage, "payload|transform|scheduled|llvm|asm|all")->capture_default_str();
   cmd->add_option("--schedule", args->schedule,
                   "MLIR schedule instead of the tuned or analytic one: " + mlir_backend::scheduleNames() +
-                      ", or FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D][:epilogue=separate]");
+                      ", or FAMILY.MxN[:gemm=BMxBNxBK][:rows=short|balanced][:prefetch=D][:epilogue=separate]")
+      ->check(nonEmpty());
   cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str()->check(nonEmpty());
   cmd->add_option("--threads", args->threads,
                   "Threads a GEMM's blocks are shared among, which the tile route's blocks depend on (default: the "

@@ -93,7 +93,8 @@ void addTuneCommand(CLI::App& app, Action& action, const std::string& command_li
   cmd->add_option("--filter", args->filter, "Tune only on cases whose id matches this regex");
   cmd->add_option("--out", args->out,
                   "Tuning file to update (default: $NKBENCH_TUNING, else $XDG_CACHE_HOME/nkbench/tuning.json, "
-                  "~/.cache/nkbench/tuning.json)");
+                  "~/.cache/nkbench/tuning.json)")
+      ->check(nonEmpty());
   cmd->add_option("--budget", args->budget_s,
                   "Seconds of measurement at most; classes not reached keep the analytic schedules")
       ->capture_default_str()

@@ -7,8 +7,8 @@
 
 namespace nkbench::cli {
 
-// An empty value (`--kernel-cache ''`, a variable that expanded to nothing)
-// would otherwise mean the default, or name a file called "", unsaid.
+// An empty value (`--out ''`, a variable that expanded to nothing) would
+// otherwise mean the default or nothing at all (no file written), unsaid.
 inline CLI::Validator nonEmpty() {
   return CLI::Validator(
       [](std::string& text) { return text.empty() ? std::string("must not be empty") : std::string(); }, "");

@@ -13,8 +13,8 @@ namespace nkbench {
 // error, verification detail) on a short line below it.
 std::string formatTable(const std::vector<ResultRow>& rows);
 
-// "6 rows: 5 passed, 1 failed, 0 skipped": failed counts every row that neither
-// passed nor was skipped (failed, mistrusted, error).
+// "6 rows: 4 passed, 1 failed, 0 skipped, 1 mistrusted": passed, failed (wrong
+// results) and skipped always, then mistrusted and errors where there are any.
 std::string formatRowCounts(const std::vector<ResultRow>& rows);
 
 }  // namespace nkbench

@@ -259,12 +259,14 @@ class SuiteParser {
       const std::string& text = value.Scalar();
       std::int64_t parsed = 0;
       const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
-      // YAML 1.1 readers (PyYAML, which may write or check the suite) take 010 as octal 8.
-      const std::size_t digits = text.size() - (text.front() == '-' ? 1 : 0);
-      if (error == std::errc() && end == text.data() + text.size() && digits > 1 && text[text.size() - digits] == '0')
-        fail(lineOf(entry), fmt::format("'{}' is {}: a leading zero reads as octal in YAML 1.1; write it without", name,
-                                        text));
-      if (error == std::errc() && end == text.data() + text.size()) return parsed;
+      if (error == std::errc() && end == text.data() + text.size()) {
+        // YAML 1.1 readers (PyYAML, which may write or check the suite) take 010 as octal 8.
+        const std::size_t sign = text.front() == '-' ? 1 : 0;
+        if (text.size() > sign + 1 && text[sign] == '0')
+          fail(lineOf(entry), fmt::format("'{}' is {}: a leading zero reads as octal in YAML 1.1; write it without",
+                                          name, text));
+        return parsed;
+      }
       if (error == std::errc::result_out_of_range) {
         fail(lineOf(entry), fmt::format("'{}' is {}, far too large", name, text));
       }

@@ -277,7 +277,7 @@ class MlirBackend final : public Backend {
   MlirBackend(const BackendConfig& config, Lowering lowering)
       : config_(config), lowering_(lowering), caches_(hostCacheSizes()),
         compiler_(config.isa, caches_, "", config.kernel_cache_dir) {
-    if (!config.mlir_schedule.empty()) mlir_backend::parseScheduleSpec(config.mlir_schedule);
+    if (!config.mlir_schedule.empty()) named_schedule_ = mlir_backend::parseScheduleSpec(config.mlir_schedule);
     tuned_.file = config.mlir_tuning_file;
     tuned_.by_class = config.mlir_tuned_schedules;
   }
@@ -287,7 +287,7 @@ class MlirBackend final : public Backend {
 
   std::optional<std::string> unsupportedReason(const Problem& problem) const override {
     if (problem.kind == OpKind::Mlp) return mlpUnsupported(problem);
-    if (auto reason = separateEpilogueUnsupported(problem)) return reason;
+    if (auto reason = separateEpilogueOfTheNamedSchedule(problem)) return reason;
     if (auto reason = brgemmThreadsUnsupported(name(), problem, config_.threads)) return reason;
     if (auto reason = kernelUnsupported(problem)) return reason;
     return std::nullopt;
@@ -398,26 +398,16 @@ class MlirBackend final : public Backend {
     return mlir_backend::chooseRoute(config_.isa, problem, request);
   }
 
-  // :epilogue=separate runs an mlp's bias add and activation as passes (the
-  // comparison for the fused epilogue): a case without them would run the
-  // kernel it runs without the setting, under a name that says otherwise.
-  std::optional<std::string> separateEpilogueUnsupported(const Problem& problem) const {
-    if (problem.kind == OpKind::Mlp && problem.hasEpilogue()) return std::nullopt;
-    std::optional<RouteChoice> route;
-    try {
-      route = routeFor(problem);
-    } catch (const Error& error) {
-      return error.what();
-    }
-    if (route->schedule.fused_epilogue) return std::nullopt;
-    return fmt::format("{}: :epilogue=separate runs an mlp's bias and activation as passes, and this {} has none",
-                       name(), problem.kind == OpKind::Mlp ? "mlp" : "case");
+  // Only a named schedule separates the epilogue (tuning files refuse it).
+  std::optional<std::string> separateEpilogueOfTheNamedSchedule(const Problem& problem) const {
+    if (!named_schedule_) return std::nullopt;
+    return mlir_backend::separateEpilogueUnsupported(name(), problem, *named_schedule_);
   }
 
   std::optional<std::string> mlpUnsupported(const Problem& mlp) const {
     if (lowering_ == Lowering::GenericVector)
       return "mlir-default: mlp cases run on mlir (the generic lowering has no fused epilogue)";
-    if (auto reason = separateEpilogueUnsupported(mlp)) return reason;
+    if (auto reason = separateEpilogueOfTheNamedSchedule(mlp)) return reason;
     std::optional<RouteChoice> route;
     try {
       route = routeFor(mlp);
@@ -564,6 +554,7 @@ class MlirBackend final : public Backend {
   mlir_backend::MlirCompiler compiler_;
   std::map<std::string, std::shared_ptr<CompiledKernel>> cache_;
   mlir_backend::TunedSchedules tuned_;
+  std::optional<mlir_backend::Schedule> named_schedule_;  // --schedule, where one is given
 };
 
 }  // namespace

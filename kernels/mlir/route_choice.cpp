@@ -27,6 +27,13 @@ std::string scheduleAnMlpRuns(std::string name) {
   return name;
 }
 
+std::optional<std::string> separateEpilogueUnsupported(const std::string& backend, const Problem& problem,
+                                                       const Schedule& schedule) {
+  if (schedule.fused_epilogue || (problem.kind == OpKind::Mlp && problem.hasEpilogue())) return std::nullopt;
+  return fmt::format("{}: :epilogue=separate runs an mlp's bias and activation as passes, and this {} has none",
+                     backend, toString(problem.kind));
+}
+
 bool bf16DotSlowerThanFma(const HostPeaks& peaks) {
   return peaks.bf16_dot_gflops > 0 && peaks.fp32_fma_gflops > 0 &&
          peaks.bf16_dot_gflops < kSlowDotFraction * peaks.fp32_fma_gflops;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "harness/core/isa.h"
@@ -63,6 +64,13 @@ struct RouteChoice {
 // f32-A route (bf16-f32a), which would widen every layer's activations again,
 // gives way to the widening route (bf16-widen) of the same blocks and settings.
 std::string scheduleAnMlpRuns(std::string name);
+
+// Why `backend` skips `problem` under `schedule`, or nullopt: :epilogue=separate
+// runs an mlp's bias add and activation as passes (the comparison for the
+// fused epilogue); a case without them would run its usual kernel under a
+// name that says otherwise. `run` and `show` ask it alike.
+std::optional<std::string> separateEpilogueUnsupported(const std::string& backend, const Problem& problem,
+                                                       const Schedule& schedule);
 
 // The schedule for `problem` under cap `isa`: a named one as is (selectSchedule);
 // else the tuned one of its shape class, where the tuning has one; else the

@@ -336,6 +336,10 @@ TEST(Cli, ShowRejectsBadInputInOneLine) {
       // run skips a BRGEMM on two threads: show does not show it as if it ran.
       {showCase("brgemm-32x32x32-b32 --threads 2 --target-cpu haswell"),
        "case 'brgemm-32x32x32-b32' at 2 threads: run skips it"},
+      // Nor a kernel under a separate epilogue that a BRGEMM does not have.
+      {showCase("brgemm-32x32x32-b32 --schedule avx2.f32.6x16:epilogue=separate --target-cpu haswell"),
+       "case 'brgemm-32x32x32-b32': run skips it (mlir: :epilogue=separate runs an mlp's bias and activation as "
+       "passes, and this brgemm has none)"},
   };
   for (const auto& [arguments, message] : cases) {
     const Outcome show = runNkbench(arguments);
@@ -526,7 +530,10 @@ TEST(Cli, OptionsRefusedByTheParserAreOneShortLine) {
       {"run" + suite + " --kernel-cache ''", "nkbench: error: --kernel-cache: must not be empty (see --help)\n"},
       {"list" + suite.substr(0, suite.find(" --backends")) + " --backends ''",
        "nkbench: error: --backends: must not be empty (see --help)\n"},
-      {"run" + suite + " --tuning ''", "nkbench: error: --tuning: must not be empty (see --help)\n"}};
+      {"run" + suite + " --tuning ''", "nkbench: error: --tuning: must not be empty (see --help)\n"},
+      {"run" + suite + " --json ''", "nkbench: error: --json: must not be empty (see --help)\n"},
+      {"tune" + suite.substr(0, suite.find(" --backends")) + " --out ''",
+       "nkbench: error: --out: must not be empty (see --help)\n"}};
   for (const auto& [arguments, message] : refusals) {
     const Outcome outcome = runNkbench(arguments);
     EXPECT_EQ(outcome.exit_code, 2) << arguments;

@@ -118,6 +118,7 @@ TEST(Tune, TheDefaultLocationIsFoundAndAnotherHostsFileIsNotUsedOrUpdated) {
           << line;
     }
   EXPECT_GT(schedules, 1) << list.output;
+  EXPECT_NE(list.output.find("(analytic)"), std::string::npos) << list.output;  // the two untuned "big" cases
 
   // The same file claimed for another CPU: refused when given, skipped with a warning when found.
   std::ifstream in(found);

@@ -275,6 +275,9 @@ TEST(SuiteErrors, WrongTypes) {
   expectError(oneCase("    kind: gemm\n    m: 010\n    n: 1\n    k: 1\n"), 5,
               {"'m' is 010: a leading zero reads as octal"});
   expectError(oneCase("    kind: brgemm\n    shape: [05, 5, 5]\n"), 5, {"is 05: a leading zero"});
+  expectError(oneCase("    kind: brgemm\n    shape: [5, 5, 5]\n    beta: -01\n"), 6, {"'beta' is -01: a leading zero"});
+  expectError(oneCase("    kind: gemm\n    m: -0\n    n: 1\n    k: 1\n"), 5, {"'m' must be positive, got 0"});
+  expectError(oneCase("    kind: gemm\n    m: !!int ''\n    n: 1\n    k: 1\n"), 5, {"'m' must be an integer"});
   expectError("suite: s\ncases: {id: a}\n", 2, {"'cases' must be a list"});
   expectError("suite: s\ncases:\n  - just-a-name\n", 3, {"each case must be a mapping"});
   expectError("suite: s\ndefaults: 3\ncases:\n  - {id: a}\n", 2, {"'defaults' must be a mapping"});
