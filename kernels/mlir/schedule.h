@@ -30,6 +30,12 @@ constexpr bool widensInRegisters(NanokernelKind kind) {
   return kind == NanokernelKind::Bf16WidenFma || kind == NanokernelKind::Bf16F32AFma;
 }
 
+// Whether the kernel reads A packed in f32: f32 problems, and bf16 on the
+// route that widens A once, when packing (the payload's A and the L2 fit agree).
+constexpr bool readsAInF32(DType dtype, NanokernelKind kind) {
+  return dtype == DType::F32 || kind == NanokernelKind::Bf16F32AFma;
+}
+
 // How rows that whole register blocks leave over are covered (vector routes
 // with edges, see register_block_plan.h).
 enum class EdgeRows {

@@ -7,9 +7,7 @@ namespace nkbench::mlir_backend {
 GemmBlocking fittedGemmBlock(const Problem& gemm, const Schedule& schedule, const CacheSizes& caches) {
   GemmBlocking block = schedule.gemm_block;
   if (schedule.gemm_block_given || schedule.nanokernel == NanokernelKind::AmxTile) return block;
-  // A is packed in f32 for f32 GEMMs and for the route that widens it once (as the payload reads it).
-  const bool a_f32 = gemm.dtype == DType::F32 || schedule.nanokernel == NanokernelKind::Bf16F32AFma;
-  const std::int64_t a_bytes = a_f32 ? 4 : 2;
+  const std::int64_t a_bytes = readsAInF32(gemm.dtype, schedule.nanokernel) ? 4 : 2;
   const std::int64_t b_bytes = gemm.dtype == DType::BF16 ? 2 : 4;
   const std::int64_t budget = caches.l2_bytes / 4 * 3;
   const auto panels = [&](std::int64_t rows) {

@@ -158,7 +158,7 @@ std::string buildPayload(const Problem& p, const RegisterBlockPlan& plan) {
   const ReductionSplit& split = plan.split;
   const bool bf16 = plan.nanokernel == NanokernelKind::Bf16Dot;
   const bool widen = widensInRegisters(plan.nanokernel);
-  const bool a_is_f32 = plan.nanokernel == NanokernelKind::Bf16F32AFma;
+  const bool a_is_f32 = readsAInF32(p.dtype, plan.nanokernel);
   if ((p.dtype == DType::BF16) != (bf16 || widen))
     throw Error("mlir: the schedule's nanokernel does not take " + std::string(toString(p.dtype)) + " operands");
   if (p.c_dtype == DType::BF16 && p.dtype != DType::BF16) throw Error("mlir: a bf16 C needs bf16 operands");
