@@ -91,7 +91,7 @@ int list(const ListArguments& args) {
     if (backends.empty()) {
       BackendConfig thread_config = config;
       thread_config.threads = threads;
-      for (const std::string& name : args.backends) backends.push_back(createBackend(name, thread_config));
+      for (const std::string& name : commaItems(args.backends)) backends.push_back(createBackend(name, thread_config));
     }
     return backends;
   };
@@ -125,9 +125,7 @@ void addListCommand(CLI::App& app, Action& action) {
   auto args = std::make_shared<ListArguments>();
   CLI::App* cmd = app.add_subcommand("list", "Show host ISA features, backends and versions, and which cases would run");
   cmd->add_option("--suite", args->suite, "Suite file: list its cases and, per backend, run or skip and why");
-  cmd->add_option("--backends", args->backends, "Comma-separated backends (default: all)")
-      ->delimiter(',')
-      ->check(nonEmpty());
+  cmd->add_option("--backends", args->backends, "Comma-separated backends (default: all)")->check(commaListOfNames());
   cmd->add_option("--isa", args->isa, kIsaHelp)->capture_default_str();
   cmd->add_option("--filter", args->filter, "Only cases whose id matches this regex");
   cmd->add_option("--shard", args->shard, kShardHelp);

@@ -83,7 +83,7 @@ int run(const RunArguments& args, const std::string& command_line) {
   RunOptions options;
   options.shard = parseShardOption(args.shard);
   const Suite suite = loadSuite(args.suite);
-  options.backends = args.backends;
+  options.backends = commaItems(args.backends);
   options.isa = parseIsaOption(args.isa);
   options.mlir_schedule = args.schedule;
   options.tuning = args.tuning;
@@ -143,9 +143,7 @@ void addRunCommand(CLI::App& app, Action& action, const std::string& command_lin
   auto args = std::make_shared<RunArguments>();
   CLI::App* cmd = app.add_subcommand("run", "Compile, verify and time every case of a suite on every backend");
   cmd->add_option("--suite", args->suite, "Suite file (YAML)")->required();
-  cmd->add_option("--backends", args->backends, "Comma-separated backends (default: all)")
-      ->delimiter(',')
-      ->check(nonEmpty());
+  cmd->add_option("--backends", args->backends, "Comma-separated backends (default: all)")->check(commaListOfNames());
   cmd->add_option("--isa", args->isa, kIsaHelp)->capture_default_str();
   cmd->add_option("--schedule", args->schedule,
                   "MLIR schedule to use instead of the tuned or analytic one: " + mlir_backend::scheduleNames() +
