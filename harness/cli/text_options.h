@@ -4,7 +4,6 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace nkbench::cli {
@@ -16,25 +15,8 @@ inline CLI::Validator nonEmpty() {
       [](std::string& text) { return text.empty() ? std::string("must not be empty") : std::string(); }, "");
 }
 
-// A comma-separated list of names, none empty: CLI11's own splitting drops the
-// empty item of `mlir,,eigen` unsaid, so the list is checked whole, then split
-// (commaItems).
-inline CLI::Validator commaListOfNames() {
-  return CLI::Validator(
-      [](std::string& text) {
-        if (text.empty()) return std::string("must not be empty");
-        const std::string_view list = text;
-        for (std::size_t start = 0;;) {
-          const std::size_t comma = list.find(',', start);
-          if (list.substr(start, comma - start).empty()) return "an empty name in '" + text + "'";
-          if (comma == std::string_view::npos) return std::string();
-          start = comma + 1;
-        }
-      },
-      "");
-}
-
-// {"mlir,eigen", "libxsmm"} -> {"mlir", "eigen", "libxsmm"}.
+// {"mlir,eigen", "libxsmm"} -> {"mlir", "eigen", "libxsmm"}; empty items
+// stay ("1,,2" -> {"1", "", "2"}), for the option to refuse.
 inline std::vector<std::string> commaItems(const std::vector<std::string>& values) {
   std::vector<std::string> items;
   for (const std::string& value : values) {
@@ -44,6 +26,20 @@ inline std::vector<std::string> commaItems(const std::vector<std::string>& value
     items.push_back(value.substr(start));
   }
   return items;
+}
+
+// A comma-separated list of names, none empty: CLI11's own splitting drops the
+// empty item of `mlir,,eigen` unsaid, so the list is checked whole, then split
+// (commaItems).
+inline CLI::Validator commaListOfNames() {
+  return CLI::Validator(
+      [](std::string& text) {
+        if (text.empty()) return std::string("must not be empty");
+        for (const std::string& name : commaItems({text}))
+          if (name.empty()) return "an empty name in '" + text + "'";
+        return std::string();
+      },
+      "");
 }
 
 }  // namespace nkbench::cli

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <charconv>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "harness/cli/text_options.h"
 #include "harness/core/error.h"
 
 namespace nkbench::cli {
@@ -22,10 +22,7 @@ inline constexpr const char* kThreadsHelp =
 inline std::vector<int> parseThreadsOption(const std::string& text) {
   constexpr int kMaxThreads = 1024;
   std::vector<int> counts;
-  std::string_view rest = text;
-  while (true) {
-    const std::size_t comma = rest.find(',');
-    const std::string_view item = rest.substr(0, comma);
+  for (const std::string& item : commaItems({text})) {
     int count = 0;
     const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), count);
     if (item.empty() || error != std::errc() || end != item.data() + item.size() || count < 1 || count > kMaxThreads)
@@ -34,8 +31,6 @@ inline std::vector<int> parseThreadsOption(const std::string& text) {
     if (std::find(counts.begin(), counts.end(), count) != counts.end())
       throw Error(fmt::format("--threads '{}': {} is given twice", text.substr(0, 40), count));
     counts.push_back(count);
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
   }
   return counts;
 }
