@@ -84,7 +84,8 @@ int list(const ListArguments& args) {
   const Bf16RoutePeaks peaks = measureBf16RoutePeaks(*isa, any_bf16);
   config.fp32_fma_peak_gflops = peaks.fp32_fma_gflops;
   config.bf16_dot_peak_gflops = peaks.bf16_dot_gflops;
-  // One set of backends per thread count a case runs at: what runs can differ (a BRGEMM of one C block).
+  // One set of backends per thread count a case runs at: what runs can differ
+  // (a BRGEMM too short for a row panel per thread).
   std::map<int, std::vector<std::unique_ptr<Backend>>> backends_by_threads;
   auto backendsFor = [&](int threads) -> const std::vector<std::unique_ptr<Backend>>& {
     auto& backends = backends_by_threads[threads];

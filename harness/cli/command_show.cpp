@@ -105,6 +105,7 @@ int show(const ShowArguments& args) {
   std::cout << fmt::format("// {}: {}kernel {}, schedule {}{}, --isa {}, target {}\n", c.id,
                            c.problem.kind == OpKind::Gemm  ? "block "
                            : c.problem.kind == OpKind::Mlp ? "first layer's block "
+                           : kernel.m != c.problem.m        ? "first row panel's "
                                                            : "",
                            kernel.describe(), schedule.name,
                            " (" + route.source + (route.reason.empty() ? "" : "; " + route.reason) + ")", toString(isa),
@@ -123,7 +124,10 @@ void addShowCommand(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand(
       "show", "Print the MLIR backend's IR at each stage and the assembly for one case, without running anything");
   cmd->add_option("--suite", args->suite, "Suite file (YAML)")->required();
-  cmd->add_option("case", args->case_id, "Case id (GEMM cases show their block kernel, mlp cases their first layer's)")->required();
+  cmd->add_option("case", args->case_id,
+                  "Case id (GEMM cases show their block kernel, mlp cases their first layer's, BRGEMMs on threads "
+                  "their first row panel's)")
+      ->required();
   cmd->add_option("--isa", args->isa,
                   "ISA level to generate code for (the host need not have it; auto: the best of the CPU it is for): "
                   "auto|avx2|avx512|avx512-bf16|amx-emulated|amx")
@@ -137,8 +141,8 @@ void addShowCommand(CLI::App& app, Action& action) {
       ->check(nonEmpty());
   cmd->add_option("--tuning", args->tuning, kTuningHelp)->capture_default_str()->check(nonEmpty());
   cmd->add_option("--threads", args->threads,
-                  "Threads a GEMM's blocks are shared among, which the tile route's blocks depend on (default: the "
-                  "case's own, else 1)")
+                  "Threads a GEMM's blocks or a BRGEMM's row panels are shared among, which the kernel's blocks "
+                  "depend on (default: the case's own, else 1)")
       ->check(CLI::Range(1, 1024));
   cmd->footer("Exit status: 0 when printed, 2 on bad input (suite, case, stage, ISA, target CPU, threads).");
   cmd->callback([args, &action] { action = [args] { return show(*args); }; });

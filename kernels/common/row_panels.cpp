@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 
 #include "harness/core/error.h"
 
@@ -15,6 +16,27 @@ constexpr std::int64_t kPanelAlignment = 64;  // each panel starts on a cache li
 std::int64_t panelBytes(const RowPanel& panel, std::int64_t batch, std::int64_t k, std::int64_t element_bytes) {
   const std::int64_t bytes = batch * panel.rows * k * element_bytes;
   return (bytes + kPanelAlignment - 1) / kPanelAlignment * kPanelAlignment;
+}
+
+// body(i) for each of `count` panels, on `threads` threads where more than one.
+// An exception may not leave an OpenMP region: the first is rethrown after it.
+template <class Body>
+void forEachPanel(std::size_t count, int threads, Body&& body) {
+  if (threads <= 1) {
+    for (std::size_t i = 0; i < count; ++i) body(i);
+    return;
+  }
+  std::exception_ptr first_error;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::size_t i = 0; i < count; ++i) {
+    try {
+      body(i);
+    } catch (...) {
+#pragma omp critical(nkbench_row_panel_error)
+      if (!first_error) first_error = std::current_exception();
+    }
+  }
+  if (first_error) std::rethrow_exception(first_error);
 }
 
 }  // namespace
@@ -49,8 +71,8 @@ void packARowPanels(const void* a, std::int64_t batch, std::int64_t m, std::int6
 }
 
 RowPanelBrgemm::RowPanelBrgemm(const Problem& brgemm, const Operands& operands, std::int64_t panel_rows,
-                               const PanelKernelFactory& make_panel_kernel)
-    : problem_(brgemm), operands_(operands), panels_(rowPanels(brgemm.m, panel_rows)) {
+                               const PanelKernelFactory& make_panel_kernel, int threads)
+    : problem_(brgemm), operands_(operands), panels_(rowPanels(brgemm.m, panel_rows)), threads_(threads) {
   // The panel kernels read A from the panelled copy: allocated here, once, filled by pack().
   a_panels_.assign(
       static_cast<std::size_t>(rowPanelBytes(panels_, problem_.batch, problem_.k, elementBytes(problem_.dtype))),
@@ -66,7 +88,9 @@ RowPanelBrgemm::RowPanelBrgemm(const Problem& brgemm, const Operands& operands, 
     a_panel += panelBytes(panel, problem_.batch, problem_.k, elementBytes(problem_.dtype));
   }
   info_ = kernels_.front()->info();
-  const std::string panelling = fmt::format("A -> {} row panels of {} rows", panels_.size(), panel_rows);
+  const std::string panelling =
+      fmt::format("A -> {} row panels of {} rows{}", panels_.size(), panel_rows,
+                  threads_ > 1 ? fmt::format(", shared out among {} threads", threads_) : std::string());
   info_.packing = info_.packing.empty() ? panelling : panelling + ", " + info_.packing;
 }
 
@@ -77,11 +101,11 @@ void RowPanelBrgemm::pack() {
 }
 
 void RowPanelBrgemm::compute() {
-  for (const auto& kernel : kernels_) kernel->compute();
+  forEachPanel(kernels_.size(), threads_, [this](std::size_t i) { kernels_[i]->compute(); });
 }
 
 void RowPanelBrgemm::finishCalls() {
-  for (const auto& kernel : kernels_) kernel->finishCalls();
+  forEachPanel(kernels_.size(), threads_, [this](std::size_t i) { kernels_[i]->finishCalls(); });
 }
 
 void RowPanelBrgemm::unpack() {

@@ -1,5 +1,7 @@
-// A BRGEMM computed as row panels of C, for kernels whose per-call working set
-// grows with M x N (the mlir kernels keep the f32 sum of a bf16 C on their stack).
+// A BRGEMM computed as row panels of C, each a BRGEMM of its own: for threads,
+// which take a panel each (thread_split.h), and for kernels whose per-call
+// working set grows with M x N (the mlir kernels keep the f32 sum of a bf16 C
+// on their stack).
 #pragma once
 
 #include <cstddef>
@@ -30,12 +32,15 @@ void packARowPanels(const void* a, std::int64_t batch, std::int64_t m, std::int6
 
 // One kernel per panel, each on its packed A panel, the shared B and its rows of
 // C (contiguous in row-major C). pack() packs A's panels, then runs each panel
-// kernel's own pack; compute() and unpack() run the panel kernels in order.
+// kernel's own pack; compute() runs the panel kernels, on `threads` OpenMP
+// threads where more than one (static: a panel runs on the same thread in
+// every call, and finishCalls() on that thread too, which releases what its
+// calls left there, such as AMX tiles); unpack() runs them in order.
 class RowPanelBrgemm final : public Kernel {
  public:
   using PanelKernelFactory = std::function<std::unique_ptr<Kernel>(const Problem& panel, const Operands& operands)>;
   RowPanelBrgemm(const Problem& brgemm, const Operands& operands, std::int64_t panel_rows,
-                 const PanelKernelFactory& make_panel_kernel);
+                 const PanelKernelFactory& make_panel_kernel, int threads = 1);
   void pack() override;
   void compute() override;
   void unpack() override;
@@ -49,6 +54,7 @@ class RowPanelBrgemm final : public Kernel {
   AlignedBuffer<std::byte> a_panels_;
   std::vector<std::unique_ptr<Kernel>> kernels_;
   KernelInfo info_;
+  int threads_;
 };
 
 }  // namespace nkbench

@@ -8,11 +8,20 @@
 
 namespace nkbench {
 
+std::int64_t brgemmThreadPanelRows(std::int64_t m, int threads) {
+  if (threads <= 1) return m;
+  const std::int64_t share = blockCount(m, threads);
+  return blockCount(share, kThreadPanelRowUnit) * kThreadPanelRowUnit;
+}
+
 std::optional<std::string> brgemmThreadsUnsupported(const std::string& backend, const Problem& problem, int threads) {
   if (problem.kind != OpKind::Brgemm || threads <= 1) return std::nullopt;
-  return fmt::format("{}: a BRGEMM is one C block, computed by one call on one thread; {} threads share out a "
-                     "GEMM's C blocks",
-                     backend, threads);
+  const std::int64_t panels = blockCount(problem.m, brgemmThreadPanelRows(problem.m, threads));
+  if (panels >= threads) return std::nullopt;
+  return fmt::format("{}: {} threads share out a BRGEMM's C rows in panels of whole multiples of {} rows, and its {} "
+                     "rows make {}",
+                     backend, threads, kThreadPanelRowUnit, problem.m,
+                     panels == 1 ? std::string("one") : fmt::format("only {}", panels));
 }
 
 bool sharesOutEvenly(const Problem& gemm, const GemmBlocking& blocking, int threads) {

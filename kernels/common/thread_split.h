@@ -1,7 +1,8 @@
-// What a multi-threaded run shares out: a GEMM's C blocks (blocked_gemm.h).
-// A BRGEMM case is one C block, which one call computes on one thread.
+// What a multi-threaded run shares out: a GEMM's C blocks (blocked_gemm.h),
+// and a BRGEMM's C rows, as panels that are BRGEMMs of their own (row_panels.h).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -11,8 +12,20 @@
 
 namespace nkbench {
 
+// A BRGEMM's C rows are independent: on `threads` threads each takes a panel
+// of them, a BRGEMM over its rows of every A_b and the whole of B, with no
+// reduction across threads. Panels are whole multiples of this many rows
+// (an AVX-512 register block's), so that a split adds no row edge to kernels
+// of such blocks.
+inline constexpr std::int64_t kThreadPanelRowUnit = 8;
+
+// Rows of each thread's panel of an M-row BRGEMM (the last panel may be
+// shorter): M divided among the threads, rounded up to the unit; M on one thread.
+std::int64_t brgemmThreadPanelRows(std::int64_t m, int threads);
+
 // Why `backend` skips `problem` on `threads` threads, or nullopt: a BRGEMM
-// with more than one thread is skipped, never run on one thread unsaid.
+// whose rows make fewer panels than threads is skipped, never run on fewer
+// threads than its row says.
 std::optional<std::string> brgemmThreadsUnsupported(const std::string& backend, const Problem& problem, int threads);
 
 // Whether `threads` threads, each taking a contiguous run of a GEMM's C blocks

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "kernels/common/blocked_gemm.h"
+#include "kernels/common/row_panels.h"
 #include "kernels/common/thread_split.h"
 #include "kernels/libxsmm/libxsmm_bf16.h"
 #include "kernels/libxsmm/libxsmm_common.h"
@@ -193,14 +194,25 @@ class LibxsmmBackend final : public Backend {
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
     if (problem.kind == OpKind::Mlp) return libxsmm::makeMlpKernel(problem, operands, target_.target, config_.threads);
+    // On more threads, a BRGEMM's row panels, one per thread, as the mlir backend runs them.
+    if (problem.kind == OpKind::Brgemm && config_.threads > 1)
+      return std::make_unique<RowPanelBrgemm>(
+          problem, operands, brgemmThreadPanelRows(problem.m, config_.threads),
+          [this](const Problem& panel, const Operands& panel_operands) { return prepareBrgemm(panel, panel_operands); },
+          config_.threads);
+    if (problem.kind == OpKind::Brgemm) return prepareBrgemm(problem, operands);
     if (problem.dtype == DType::BF16)
       return libxsmm::makeBf16Kernel(problem, operands, target_.target, config_.threads);
-    if (problem.kind == OpKind::Gemm)
-      return std::make_unique<LibxsmmGemmKernel>(problem, operands, target_.target, config_.threads);
-    return std::make_unique<LibxsmmBrgemmKernel>(problem, operands, target_.target);
+    return std::make_unique<LibxsmmGemmKernel>(problem, operands, target_.target, config_.threads);
   }
 
  private:
+  // One BRGEMM call on the calling thread.
+  std::unique_ptr<Kernel> prepareBrgemm(const Problem& brgemm, const Operands& operands) const {
+    if (brgemm.dtype == DType::BF16) return libxsmm::makeBf16Kernel(brgemm, operands, target_.target, 1);
+    return std::make_unique<LibxsmmBrgemmKernel>(brgemm, operands, target_.target);
+  }
+
   BackendConfig config_;
   const ProcessTarget& target_;
 };

@@ -68,11 +68,12 @@ Problem kernelProblemFor(const Problem& problem, const Schedule& schedule, const
   }
   if (problem.kind == OpKind::Gemm) return blockProblemOf(problem, gemmBlockingFor(problem, schedule, caches, threads));
   Problem pairs = problem;
+  pairs.m = std::min(problem.m, brgemmThreadPanelRows(problem.m, threads));  // the first thread's rows
   if (schedule.nanokernel == NanokernelKind::AmxTile) {
     pairs.k = roundUp(problem.k, kAmxTileK);
     return pairs;
   }
-  if (schedule.nanokernel != NanokernelKind::Bf16Dot) return problem;
+  if (schedule.nanokernel != NanokernelKind::Bf16Dot) return pairs;
   pairs.k = vnniPaddedK(problem.k);
   return pairs;
 }

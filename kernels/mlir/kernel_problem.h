@@ -41,7 +41,8 @@ MlpBlocking mlpBlockingFor(const Problem& mlp, const Schedule& schedule);
 // on the tile route, whole vectors of columns on the bf16 dot-product route);
 // a BRGEMM with K padded to whole tile
 // steps on the tile route, or made even on the bf16 dot-product route;
-// otherwise the problem itself. `threads`: those a GEMM's blocks are shared among.
+// otherwise the problem itself. `threads`: those a GEMM's blocks, or a
+// BRGEMM's row panels (the first of which is given), are shared among.
 Problem kernelProblemFor(const Problem& problem, const Schedule& schedule, const CacheSizes& caches,
                          int threads = 1);
 

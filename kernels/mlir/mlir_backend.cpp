@@ -293,7 +293,8 @@ class MlirBackend final : public Backend {
     return std::nullopt;
   }
 
-  // Whether a kernel for `problem` can be made at all, whatever the threads.
+  // Whether a kernel for `problem` can be made at all; on more threads, a
+  // BRGEMM's panels' kernels, which take the case's route.
   std::optional<std::string> kernelUnsupported(const Problem& problem) const {
     std::optional<RouteChoice> route;
     try {
@@ -301,12 +302,22 @@ class MlirBackend final : public Backend {
     } catch (const Error& error) {
       return error.what();
     }
-    const Schedule* schedule = &route->schedule;
-    if (sumsBf16COnTheStack(problem, *schedule) && bf16CSumRows(problem) < 1)
+    if (auto reason = kernelUnsupportedOn(problem, route->schedule)) return reason;
+    if (problem.kind != OpKind::Brgemm || config_.threads <= 1) return std::nullopt;
+    for (const RowPanel& panel : rowPanels(problem.m, brgemmPanelRows(problem, route->schedule))) {
+      Problem part = problem;
+      part.m = panel.rows;
+      if (auto reason = kernelUnsupportedOn(part, route->schedule)) return reason;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> kernelUnsupportedOn(const Problem& problem, const Schedule& schedule) const {
+    if (sumsBf16COnTheStack(problem, schedule) && bf16CSumRows(problem) < 1)
       return fmt::format("mlir: the f32 sum of a bf16 C is kept on the kernel's stack, at most {} KiB; one row of N = "
                          "{} needs more",
                          mlir_backend::kMaxBf16CSumBytes / 1024, problem.n);
-    switch (schedule->nanokernel) {
+    switch (schedule.nanokernel) {
       case NanokernelKind::Fma:
         break;
       case NanokernelKind::Bf16Dot:
@@ -321,7 +332,7 @@ class MlirBackend final : public Backend {
         break;
       case NanokernelKind::AmxTile:
         if (lowering_ == Lowering::GenericVector) return "mlir-default: the AMX tile kernel has no generic lowering";
-        return mlir_backend::amxTileUnsupported(mlir_backend::kernelProblemFor(problem, *schedule, caches_));
+        return mlir_backend::amxTileUnsupported(mlir_backend::kernelProblemFor(problem, schedule, caches_));
     }
     return std::nullopt;
   }
@@ -361,15 +372,18 @@ class MlirBackend final : public Backend {
     const Schedule& schedule = route.schedule;
     const bool bf16_c = problem.c_dtype == DType::BF16;
     if (problem.kind == OpKind::Brgemm) {
-      // Too many rows for the f32 sum on the stack: row panels that fit, each its own BRGEMM.
-      // The panels share B (and its packing): one copy, as one BRGEMM reads it.
-      if (sumsBf16COnTheStack(problem, schedule) && bf16CSumRows(problem) < problem.m) {
+      // Row panels, each its own BRGEMM on the case's schedule: one per thread,
+      // and no taller than the f32 sum of a bf16 C on the stack allows. The
+      // panels share B (and its packing): one copy, as one BRGEMM reads it.
+      const std::int64_t rows = brgemmPanelRows(problem, schedule);
+      if (rows < problem.m) {
         auto shared_b = std::make_shared<BFloat16Buffer>();
         return std::make_unique<RowPanelBrgemm>(
-            problem, operands, panelRows(problem, schedule),
+            problem, operands, rows,
             [this, route, shared_b, first = true](const Problem& panel, const Operands& panel_operands) mutable {
               return prepareBrgemm(panel, route, panel_operands, SharedVnniB{shared_b, std::exchange(first, false)});
-            });
+            },
+            config_.threads);
       }
       return prepareBrgemm(problem, route, operands);
     }
@@ -483,9 +497,16 @@ class MlirBackend final : public Backend {
     return mlir_backend::kMaxBf16CSumBytes / (problem.n * std::int64_t{sizeof(float)});
   }
   // Panels as tall as fit, in whole register blocks where a block fits.
-  static std::int64_t panelRows(const Problem& problem, const Schedule& schedule) {
+  static std::int64_t stackPanelRows(const Problem& problem, const Schedule& schedule) {
     const std::int64_t rows = bf16CSumRows(problem);
     return rows >= schedule.block_m ? rows / schedule.block_m * schedule.block_m : rows;
+  }
+  // Rows of a BRGEMM's panels: a thread's share, no taller than the stack
+  // allows; M where the case runs as one BRGEMM.
+  std::int64_t brgemmPanelRows(const Problem& problem, const Schedule& schedule) const {
+    std::int64_t rows = brgemmThreadPanelRows(problem.m, config_.threads);
+    if (sumsBf16COnTheStack(problem, schedule)) rows = std::min(rows, stackPanelRows(problem, schedule));
+    return rows;
   }
 
   std::unique_ptr<Kernel> prepareBrgemm(const Problem& problem, const RouteChoice& route, const Operands& operands,

@@ -86,9 +86,11 @@ TEST(Baselines, ReportInvalidShapesInsteadOfFailing) {
   }
 }
 
-// On more threads a BRGEMM, one C block, is skipped with the reason; a GEMM
-// shares its C blocks out and computes what one thread does.
-TEST(Baselines, BrgemmsOnMoreThreadsAreSkippedAndGemmsShareTheirBlocks) {
+// On more threads, libxsmm shares a BRGEMM's rows out in panels (beta 0 and
+// 1, f32 and bf16, ragged), skipping one too short for a panel per thread;
+// Eigen skips BRGEMMs; both share a GEMM's blocks out. Each computes what one
+// thread does.
+TEST(Baselines, BrgemmsOnMoreThreadsRunInRowPanelsAndGemmsShareTheirBlocks) {
   if (usableCores().size() < 2) GTEST_SKIP() << "one core";
   placeOpenMpThreads(coresForThreads(2));
   const BackendConfig config = hostConfig(bestHostIsa(), 2);
@@ -97,13 +99,24 @@ TEST(Baselines, BrgemmsOnMoreThreadsAreSkippedAndGemmsShareTheirBlocks) {
     const std::unique_ptr<Backend> backend = makeBaseline(name, config);
     const auto reason = backend->unsupportedReason(brgemm(8, 8, 8, 2, false));
     ASSERT_TRUE(reason.has_value()) << name;
-    const char* why = name == "eigen" ? "a BRGEMM is a loop of small products" : "a BRGEMM is one C block";
+    const char* why = name == "eigen" ? "a BRGEMM is a loop of small products" : "its 8 rows make one";
     EXPECT_NE(reason->find(why), std::string::npos) << *reason;
     const Problem problem = gemm(200, 130, 96);
     ASSERT_EQ(backend->unsupportedReason(problem), std::nullopt) << name;
     const RunOutcome outcome = runAgainstReference(*backend, problem);
     EXPECT_EQ(outcome.verification.status, VerifyStatus::Passed) << name << ": " << outcome.verification.detail;
   }
+  if (!libraryBuiltIn("libxsmm")) return;
+  const std::unique_ptr<Backend> libxsmm = makeBaseline("libxsmm", config);
+  for (bool accumulate : {false, true})
+    for (const Problem& problem : {brgemm(64, 48, 40, 4, accumulate), brgemm(25, 18, 48, 3, accumulate),
+                                   asBf16(brgemm(32, 64, 32, 2, accumulate))}) {
+      SCOPED_TRACE(problem.describe());
+      if (libxsmm->unsupportedReason(problem)) continue;  // bf16 needs a host libxsmm has a bf16 kernel for
+      const RunOutcome outcome = runAgainstReference(*libxsmm, problem);
+      EXPECT_EQ(outcome.verification.status, VerifyStatus::Passed) << outcome.verification.detail;
+      EXPECT_EQ(outcome.info.packing.rfind("A -> 2 row panels of ", 0), 0u) << outcome.info.packing;
+    }
 }
 
 // A GEMM of one 64x64 block on two threads: libxsmm's blocks are halved in

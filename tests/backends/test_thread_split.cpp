@@ -1,5 +1,5 @@
 // What threads share out: a GEMM's C blocks, narrowed where they are too few,
-// and BRGEMMs, which are one block and are skipped on more than one thread.
+// and a BRGEMM's C rows, in panels of whole register blocks of rows.
 #include <gtest/gtest.h>
 
 #include "kernels/common/blocked_gemm.h"
@@ -52,11 +52,30 @@ TEST(ThreadSplit, TooFewBlocksAreNarrowedInTheNamedOrderDownToTheLeastBlock) {
   EXPECT_EQ(wide.bn, 32);
 }
 
-TEST(ThreadSplit, ABrgemmOnMoreThanOneThreadIsSkippedWithItsReason) {
-  const Problem brgemm = test::makeProblem(32, 32, 32, 4, false);
-  EXPECT_EQ(brgemmThreadsUnsupported("mlir", brgemm, 1), std::nullopt);
-  EXPECT_NE(brgemmThreadsUnsupported("mlir", brgemm, 2).value_or("").find("one C block"), std::string::npos);
-  EXPECT_EQ(brgemmThreadsUnsupported("mlir", gemm(32, 32, 32), 2), std::nullopt);
+// M divided among the threads, rounded up to whole units of 8 rows.
+TEST(ThreadSplit, ABrgemmsRowsAreSharedOutInPanelsOfWholeUnits) {
+  EXPECT_EQ(brgemmThreadPanelRows(25, 1), 25);
+  EXPECT_EQ(brgemmThreadPanelRows(64, 2), 32);
+  EXPECT_EQ(brgemmThreadPanelRows(25, 2), 16);   // 16 + 9
+  EXPECT_EQ(brgemmThreadPanelRows(9, 2), 8);     // 8 + 1
+  EXPECT_EQ(brgemmThreadPanelRows(100, 3), 40);  // 40 + 40 + 20
+  EXPECT_EQ(brgemmThreadPanelRows(8, 2), 8);     // one panel
+}
+
+// A BRGEMM whose rows make a panel for every thread runs; one that makes
+// fewer is skipped, naming the rows and panels, never run on fewer threads.
+TEST(ThreadSplit, ABrgemmWithFewerPanelsThanThreadsIsSkippedWithItsReason) {
+  EXPECT_EQ(brgemmThreadsUnsupported("mlir", test::makeProblem(8, 32, 32, 4, false), 1), std::nullopt);
+  EXPECT_EQ(brgemmThreadsUnsupported("mlir", test::makeProblem(9, 32, 32, 4, false), 2), std::nullopt);
+  EXPECT_EQ(brgemmThreadsUnsupported("mlir", test::makeProblem(64, 32, 32, 4, false), 2), std::nullopt);
+  EXPECT_EQ(brgemmThreadsUnsupported("libxsmm", test::makeProblem(8, 32, 32, 4, false), 2),
+            "libxsmm: 2 threads share out a BRGEMM's C rows in panels of whole multiples of 8 rows, and its 8 rows "
+            "make one");
+  EXPECT_EQ(brgemmThreadsUnsupported("mlir", test::makeProblem(16, 32, 32, 4, false), 4),
+            "mlir: 4 threads share out a BRGEMM's C rows in panels of whole multiples of 8 rows, and its 16 rows "
+            "make only 2");
+  EXPECT_EQ(brgemmThreadsUnsupported("mlir", test::makeProblem(20, 32, 32, 4, false), 3), std::nullopt);  // 8+8+4
+  EXPECT_EQ(brgemmThreadsUnsupported("mlir", gemm(8, 32, 32), 2), std::nullopt);
 }
 
 }  // namespace

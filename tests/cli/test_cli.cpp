@@ -303,6 +303,13 @@ TEST(Cli, ShowCompilesForANamedCpuWithoutRunning) {
     EXPECT_NE(automatic.output.find(std::string("--isa ") + level + ", target " + cpu), std::string::npos)
         << automatic.output;
   }
+  // On two threads, a BRGEMM's kernel is its first thread's row panel's.
+  const Outcome panel =
+      runNkbench(showCase("brgemm-32x32x32-b32") + " --threads 2 --target-cpu haswell --stage payload");
+  ASSERT_EQ(panel.exit_code, 0) << panel.output;
+  EXPECT_EQ(panel.output.rfind("// brgemm-32x32x32-b32: first row panel's kernel brgemm f32 16x32x32 b32 beta=0, ", 0),
+            0u)
+      << panel.output;
   const Outcome old_cpu = runNkbench(showCase("brgemm-32x32x32-b32") + " --target-cpu core2 --stage payload");
   EXPECT_EQ(old_cpu.exit_code, 2);
   EXPECT_EQ(old_cpu.output, "nkbench: error: target CPU core2 lacks AVX2 and FMA, which every ISA level needs\n");
@@ -333,9 +340,10 @@ TEST(Cli, ShowRejectsBadInputInOneLine) {
       {showCase("brgemm-32x32x32-b32 --stage bytecode"), "--stage 'bytecode'"},
       {showCase("brgemm-32x32x32-b32 --target-cpu pentium9000"), "--target-cpu pentium9000"},
       {showCase("bf16-brgemm-32x32x32-b32 --isa amx --target-cpu haswell"), "haswell lacks"},
-      // run skips a BRGEMM on two threads: show does not show it as if it ran.
-      {showCase("brgemm-32x32x32-b32 --threads 2 --target-cpu haswell"),
-       "case 'brgemm-32x32x32-b32' at 2 threads: run skips it"},
+      // run skips a BRGEMM too short for a row panel per thread: show does not show it as if it ran.
+      {showCase("brgemm-8x32x32-b32 --threads 2 --target-cpu haswell"),
+       "case 'brgemm-8x32x32-b32' at 2 threads: run skips it (mlir: 2 threads share out a BRGEMM's C rows in "
+       "panels of whole multiples of 8 rows, and its 8 rows make one)"},
       // Nor a kernel under a separate epilogue that a BRGEMM does not have.
       {showCase("brgemm-32x32x32-b32 --schedule avx2.f32.6x16:epilogue=separate --target-cpu haswell"),
        "case 'brgemm-32x32x32-b32': run skips it (mlir: :epilogue=separate runs an mlp's bias and activation as "
