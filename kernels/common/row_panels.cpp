@@ -88,8 +88,10 @@ RowPanelBrgemm::RowPanelBrgemm(const Problem& brgemm, const Operands& operands, 
     a_panel += panelBytes(panel, problem_.batch, problem_.k, elementBytes(problem_.dtype));
   }
   info_ = kernels_.front()->info();
+  const std::int64_t last_rows = panels_.back().rows;
   const std::string panelling =
-      fmt::format("A -> {} row panels of {} rows{}", panels_.size(), panel_rows,
+      fmt::format("A -> {} row panels of {} rows{}{}", panels_.size(), panel_rows,
+                  last_rows != panel_rows ? fmt::format(" (the last {})", last_rows) : std::string(),
                   threads_ > 1 ? fmt::format(", shared out among {} threads", threads_) : std::string());
   info_.packing = info_.packing.empty() ? panelling : panelling + ", " + info_.packing;
 }

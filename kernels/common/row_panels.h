@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "harness/core/memory/aligned_buffer.h"
 #include "kernels/backend.h"
+#include "operands/bf16.h"
 
 namespace nkbench {
 
@@ -30,12 +32,31 @@ std::int64_t rowPanelBytes(const std::vector<RowPanel>& panels, std::int64_t bat
 void packARowPanels(const void* a, std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t element_bytes,
                     const std::vector<RowPanel>& panels, std::byte* panelled);
 
+// B in VNNI pairs shared by the row panels of one BRGEMM, which all read the
+// whole of it: packed by the panel whose `packs` is set. No pairs: each kernel
+// packs its own.
+struct SharedVnniB {
+  std::shared_ptr<BFloat16Buffer> pairs;
+  bool packs = true;
+};
+
+// Hands each panel of one BRGEMM its share of one B: the first packs it.
+class PanelsSharedVnniB {
+ public:
+  SharedVnniB next() { return {pairs_, std::exchange(first_, false)}; }
+
+ private:
+  std::shared_ptr<BFloat16Buffer> pairs_ = std::make_shared<BFloat16Buffer>();
+  bool first_ = true;
+};
+
 // One kernel per panel, each on its packed A panel, the shared B and its rows of
 // C (contiguous in row-major C). pack() packs A's panels, then runs each panel
 // kernel's own pack; compute() runs the panel kernels, on `threads` OpenMP
-// threads where more than one (static: a panel runs on the same thread in
-// every call, and finishCalls() on that thread too, which releases what its
-// calls left there, such as AMX tiles); unpack() runs them in order.
+// threads where more than one (static: each panel goes to the same member of
+// the team in every call, and its finishCalls() too, where the kernel releases
+// what its calls hold, such as AMX tiles; amx/tile_state.h covers an OS thread
+// that is not the one that made the calls); unpack() runs them in order.
 class RowPanelBrgemm final : public Kernel {
  public:
   using PanelKernelFactory = std::function<std::unique_ptr<Kernel>(const Problem& panel, const Operands& operands)>;

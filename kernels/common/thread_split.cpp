@@ -15,7 +15,8 @@ std::int64_t brgemmThreadPanelRows(std::int64_t m, int threads) {
 }
 
 std::optional<std::string> brgemmThreadsUnsupported(const std::string& backend, const Problem& problem, int threads) {
-  if (problem.kind != OpKind::Brgemm || threads <= 1) return std::nullopt;
+  // Rows below 1 are the size checks' to name.
+  if (problem.kind != OpKind::Brgemm || threads <= 1 || problem.m < 1) return std::nullopt;
   const std::int64_t panels = blockCount(problem.m, brgemmThreadPanelRows(problem.m, threads));
   if (panels >= threads) return std::nullopt;
   return fmt::format("{}: {} threads share out a BRGEMM's C rows in panels of whole multiples of {} rows, and its {} "

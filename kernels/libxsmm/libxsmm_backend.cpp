@@ -179,26 +179,41 @@ class LibxsmmBackend final : public Backend {
     }
     // An mlp's layers run as BRGEMMs over its blocks (libxsmm_mlp.h); bf16 needs the bf16 BRGEMM as GEMMs do.
     if (problem.kind == OpKind::Mlp) return libxsmm::mlpUnsupported(problem, target_.target);
+    if (problem.kind == OpKind::Brgemm) return brgemmUnsupported(problem);
     if (problem.dtype == DType::BF16) return libxsmm::bf16Unsupported(problem, target_.target.name);
-    if (problem.kind == OpKind::Gemm) {
-      Problem block = problem;
-      const GemmBlocking blocking = gemmBlocking(problem);
-      block.m = blocking.bm;
-      block.n = blocking.bn;
-      block.k = blocking.bk;
-      return brgemmTooLarge(block);
+    Problem block = problem;  // a GEMM's block call
+    const GemmBlocking blocking = gemmBlocking(problem);
+    block.m = blocking.bm;
+    block.n = blocking.bn;
+    block.k = blocking.bk;
+    return brgemmTooLarge(block);
+  }
+
+  // The kernels prepare() dispatches for a BRGEMM: on more threads, its row panels'.
+  std::optional<std::string> brgemmUnsupported(const Problem& brgemm) const {
+    auto unsupported = [this](const Problem& call) {
+      return call.dtype == DType::BF16 ? libxsmm::bf16Unsupported(call, target_.target.name) : brgemmTooLarge(call);
+    };
+    if (config_.threads <= 1) return unsupported(brgemm);
+    for (const RowPanel& panel : rowPanels(brgemm.m, brgemmThreadPanelRows(brgemm.m, config_.threads))) {
+      Problem part = brgemm;
+      part.m = panel.rows;
+      if (auto reason = unsupported(part)) return reason;
     }
-    return brgemmTooLarge(problem);
+    return std::nullopt;
   }
 
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {
     if (auto reason = unsupportedReason(problem)) throw Error(*reason);
     if (problem.kind == OpKind::Mlp) return libxsmm::makeMlpKernel(problem, operands, target_.target, config_.threads);
-    // On more threads, a BRGEMM's row panels, one per thread, as the mlir backend runs them.
+    // On more threads, a BRGEMM's row panels, one per thread, sharing one
+    // packed B, as the mlir backend runs them.
     if (problem.kind == OpKind::Brgemm && config_.threads > 1)
       return std::make_unique<RowPanelBrgemm>(
           problem, operands, brgemmThreadPanelRows(problem.m, config_.threads),
-          [this](const Problem& panel, const Operands& panel_operands) { return prepareBrgemm(panel, panel_operands); },
+          [this, shared_b = PanelsSharedVnniB()](const Problem& panel, const Operands& panel_operands) mutable {
+            return prepareBrgemm(panel, panel_operands, shared_b.next());
+          },
           config_.threads);
     if (problem.kind == OpKind::Brgemm) return prepareBrgemm(problem, operands);
     if (problem.dtype == DType::BF16)
@@ -208,8 +223,9 @@ class LibxsmmBackend final : public Backend {
 
  private:
   // One BRGEMM call on the calling thread.
-  std::unique_ptr<Kernel> prepareBrgemm(const Problem& brgemm, const Operands& operands) const {
-    if (brgemm.dtype == DType::BF16) return libxsmm::makeBf16Kernel(brgemm, operands, target_.target, 1);
+  std::unique_ptr<Kernel> prepareBrgemm(const Problem& brgemm, const Operands& operands,
+                                        const SharedVnniB& shared_b = {}) const {
+    if (brgemm.dtype == DType::BF16) return libxsmm::makeBf16Kernel(brgemm, operands, target_.target, 1, shared_b);
     return std::make_unique<LibxsmmBrgemmKernel>(brgemm, operands, target_.target);
   }
 

@@ -87,11 +87,14 @@ constexpr const char* cSuffix() {
 template <class CElement>
 class Bf16BrgemmKernel final : public Kernel {
  public:
-  Bf16BrgemmKernel(const Problem& problem, const Operands& operands, const Target& target)
+  Bf16BrgemmKernel(const Problem& problem, const Operands& operands, const Target& target,
+                   const SharedVnniB& shared_b)
       : problem_(problem),
         operands_(operands),
         batch_(static_cast<unsigned long long>(problem.batch)),
-        kernel_(dispatchOrThrow<CElement>(withVnniK(problem), target.name)) {
+        kernel_(dispatchOrThrow<CElement>(withVnniK(problem), target.name)),
+        b_vnni_(shared_b.pairs ? shared_b.pairs : std::make_shared<BFloat16Buffer>()),
+        packs_b_(!shared_b.pairs || shared_b.packs) {
     info_.implementation = fmt::format("libxsmm bf16 brgemm ({}){}", target.name, cSuffix<CElement>());
     info_.isa_used = isaUsed(target.level);
     info_.packing = problem.k % kVnniPairBf16 == 0 ? "B -> VNNI [K/2][N][2]"
@@ -99,7 +102,7 @@ class Bf16BrgemmKernel final : public Kernel {
   }
 
   void pack() override {
-    packBVnniBatched(operands_.bAs<BFloat16>(), problem_.batch, problem_.k, problem_.n, b_vnni_);
+    if (packs_b_) packBVnniBatched(operands_.bAs<BFloat16>(), problem_.batch, problem_.k, problem_.n, *b_vnni_);
     // An odd K needs A's zero column; an even one reads A in place.
     if (problem_.k % kVnniPairBf16 != 0)
       padAToVnniKBatched(operands_.aAs<BFloat16>(), problem_.batch, problem_.m, problem_.k,
@@ -108,7 +111,7 @@ class Bf16BrgemmKernel final : public Kernel {
 
   void compute() override {
     const BFloat16* a = a_padded_.empty() ? operands_.aAs<BFloat16>() : a_padded_.data();
-    kernel_(words(b_vnni_.data()), words(a), words(operands_.cAs<CElement>()), &batch_);
+    kernel_(words(b_vnni_->data()), words(a), words(operands_.cAs<CElement>()), &batch_);
   }
 
   const KernelInfo& info() const override { return info_; }
@@ -118,7 +121,9 @@ class Bf16BrgemmKernel final : public Kernel {
   Operands operands_;
   unsigned long long batch_;
   Bf16Brgemm<CElement> kernel_;
-  BFloat16Buffer b_vnni_, a_padded_;
+  std::shared_ptr<BFloat16Buffer> b_vnni_;
+  bool packs_b_;
+  BFloat16Buffer a_padded_;
   KernelInfo info_;
 };
 
@@ -162,10 +167,10 @@ class Bf16GemmKernel final : public Kernel {
 
 template <class CElement>
 std::unique_ptr<Kernel> makeBf16KernelFor(const Problem& problem, const Operands& operands, const Target& target,
-                                          int threads) {
+                                          int threads, const SharedVnniB& shared_b) {
   if (problem.kind == OpKind::Gemm)
     return std::make_unique<Bf16GemmKernel<CElement>>(problem, operands, target, threads);
-  return std::make_unique<Bf16BrgemmKernel<CElement>>(problem, operands, target);
+  return std::make_unique<Bf16BrgemmKernel<CElement>>(problem, operands, target, shared_b);
 }
 
 }  // namespace
@@ -183,9 +188,9 @@ std::optional<std::string> bf16Unsupported(const Problem& problem, const std::st
 }
 
 std::unique_ptr<Kernel> makeBf16Kernel(const Problem& problem, const Operands& operands, const Target& target,
-                                       int threads) {
-  if (problem.c_dtype == DType::BF16) return makeBf16KernelFor<BFloat16>(problem, operands, target, threads);
-  return makeBf16KernelFor<float>(problem, operands, target, threads);
+                                       int threads, const SharedVnniB& shared_b) {
+  if (problem.c_dtype == DType::BF16) return makeBf16KernelFor<BFloat16>(problem, operands, target, threads, shared_b);
+  return makeBf16KernelFor<float>(problem, operands, target, threads, shared_b);
 }
 
 }  // namespace nkbench::libxsmm

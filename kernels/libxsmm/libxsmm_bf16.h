@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernels/backend.h"
+#include "kernels/common/row_panels.h"
 
 namespace nkbench::libxsmm {
 
@@ -28,7 +29,8 @@ inline std::string isaUsed(std::optional<Isa> level) { return level ? std::strin
 std::optional<std::string> bf16Unsupported(const Problem& problem, const std::string& target);
 
 // `threads`: a GEMM's C blocks are shared out among them (blocked_gemm.h).
+// `shared_b`: a BRGEMM row panel's share of the B its panels read.
 std::unique_ptr<Kernel> makeBf16Kernel(const Problem& problem, const Operands& operands, const Target& target,
-                                       int threads);
+                                       int threads, const SharedVnniB& shared_b = {});
 
 }  // namespace nkbench::libxsmm

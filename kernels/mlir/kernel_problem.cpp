@@ -68,7 +68,7 @@ Problem kernelProblemFor(const Problem& problem, const Schedule& schedule, const
   }
   if (problem.kind == OpKind::Gemm) return blockProblemOf(problem, gemmBlockingFor(problem, schedule, caches, threads));
   Problem pairs = problem;
-  pairs.m = std::min(problem.m, brgemmThreadPanelRows(problem.m, threads));  // the first thread's rows
+  pairs.m = std::min(problem.m, brgemmPanelRows(problem, schedule, threads));  // the first panel's rows
   if (schedule.nanokernel == NanokernelKind::AmxTile) {
     pairs.k = roundUp(problem.k, kAmxTileK);
     return pairs;
@@ -76,6 +76,25 @@ Problem kernelProblemFor(const Problem& problem, const Schedule& schedule, const
   if (schedule.nanokernel != NanokernelKind::Bf16Dot) return pairs;
   pairs.k = vnniPaddedK(problem.k);
   return pairs;
+}
+
+bool sumsBf16COnTheStack(const Problem& problem, const Schedule& schedule) {
+  return problem.kind == OpKind::Brgemm && problem.c_dtype == DType::BF16 &&
+         schedule.nanokernel != NanokernelKind::AmxTile;
+}
+
+std::int64_t bf16CSumRows(const Problem& problem) { return kMaxBf16CSumBytes / (problem.n * std::int64_t{sizeof(float)}); }
+
+std::int64_t brgemmPanelRows(const Problem& brgemm, const Schedule& schedule, int threads) {
+  const std::int64_t share = std::min(brgemm.m, brgemmThreadPanelRows(brgemm.m, threads));
+  if (!sumsBf16COnTheStack(brgemm, schedule)) return share;
+  const std::int64_t block = schedule.block_m;
+  const std::int64_t rows_fit = bf16CSumRows(brgemm);
+  const std::int64_t fit = rows_fit >= block ? rows_fit / block * block : rows_fit;
+  if (fit < 1 || share <= fit) return share;  // no row fits: the case is refused
+  const std::int64_t panels = blockCount(share, fit);
+  const std::int64_t even = blockCount(share, panels);
+  return fit >= block ? roundUp(even, block) : even;
 }
 
 std::int64_t vnniBColumns(const Problem& kernel_problem, const Schedule& schedule) {

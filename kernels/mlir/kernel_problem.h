@@ -46,6 +46,21 @@ MlpBlocking mlpBlockingFor(const Problem& mlp, const Schedule& schedule);
 Problem kernelProblemFor(const Problem& problem, const Schedule& schedule, const CacheSizes& caches,
                          int threads = 1);
 
+// Whether a kernel of `schedule` keeps the f32 sum of a BRGEMM's bf16 C on its
+// stack (the dot-product and widening kernels; the tile kernels sum one block
+// at a time), at most kMaxBf16CSumBytes.
+bool sumsBf16COnTheStack(const Problem& problem, const Schedule& schedule);
+
+// Rows of C whose f32 sum fits that stack; 0 when not one row does.
+std::int64_t bf16CSumRows(const Problem& problem);
+
+// Rows of each row panel (kernels/common/row_panels.h) a BRGEMM runs as, M
+// where it runs whole: a thread's share on `threads` threads
+// (brgemmThreadPanelRows); where a bf16 C's f32 sum on the stack holds fewer
+// rows, that share cut into as few equal panels as fit, in whole register
+// blocks of rows where a block fits, so that every thread has as many.
+std::int64_t brgemmPanelRows(const Problem& brgemm, const Schedule& schedule, int threads);
+
 // Columns of the VNNI rows a kernel of `schedule` reads B from: N, padded with
 // zero columns to whole vectors on the dot-product route (dotPackedColumns).
 std::int64_t vnniBColumns(const Problem& kernel_problem, const Schedule& schedule);

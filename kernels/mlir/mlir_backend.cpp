@@ -114,13 +114,6 @@ class BrgemmKernel final : public Kernel {
 // dot-product route B's rows are padded with zero columns to whole vectors
 // (vnniBColumns), which the kernel's masked N edge reads; C (CElement: f32 or
 // bf16) is the caller's.
-// B in VNNI pairs shared by the row panels of one BRGEMM, packed by the panel
-// whose `packs` is set; no pairs: each kernel packs its own.
-struct SharedVnniB {
-  std::shared_ptr<BFloat16Buffer> pairs;
-  bool packs = true;
-};
-
 template <class CElement>
 class Bf16BrgemmKernel final : public Kernel {
  public:
@@ -303,8 +296,9 @@ class MlirBackend final : public Backend {
       return error.what();
     }
     if (auto reason = kernelUnsupportedOn(problem, route->schedule)) return reason;
-    if (problem.kind != OpKind::Brgemm || config_.threads <= 1) return std::nullopt;
-    for (const RowPanel& panel : rowPanels(problem.m, brgemmPanelRows(problem, route->schedule))) {
+    if (problem.kind != OpKind::Brgemm || config_.threads <= 1 || problem.m < 1) return std::nullopt;
+    for (const RowPanel& panel :
+         rowPanels(problem.m, mlir_backend::brgemmPanelRows(problem, route->schedule, config_.threads))) {
       Problem part = problem;
       part.m = panel.rows;
       if (auto reason = kernelUnsupportedOn(part, route->schedule)) return reason;
@@ -313,7 +307,7 @@ class MlirBackend final : public Backend {
   }
 
   std::optional<std::string> kernelUnsupportedOn(const Problem& problem, const Schedule& schedule) const {
-    if (sumsBf16COnTheStack(problem, schedule) && bf16CSumRows(problem) < 1)
+    if (mlir_backend::sumsBf16COnTheStack(problem, schedule) && mlir_backend::bf16CSumRows(problem) < 1)
       return fmt::format("mlir: the f32 sum of a bf16 C is kept on the kernel's stack, at most {} KiB; one row of N = "
                          "{} needs more",
                          mlir_backend::kMaxBf16CSumBytes / 1024, problem.n);
@@ -375,13 +369,12 @@ class MlirBackend final : public Backend {
       // Row panels, each its own BRGEMM on the case's schedule: one per thread,
       // and no taller than the f32 sum of a bf16 C on the stack allows. The
       // panels share B (and its packing): one copy, as one BRGEMM reads it.
-      const std::int64_t rows = brgemmPanelRows(problem, schedule);
+      const std::int64_t rows = mlir_backend::brgemmPanelRows(problem, schedule, config_.threads);
       if (rows < problem.m) {
-        auto shared_b = std::make_shared<BFloat16Buffer>();
         return std::make_unique<RowPanelBrgemm>(
             problem, operands, rows,
-            [this, route, shared_b, first = true](const Problem& panel, const Operands& panel_operands) mutable {
-              return prepareBrgemm(panel, route, panel_operands, SharedVnniB{shared_b, std::exchange(first, false)});
+            [this, route, shared_b = PanelsSharedVnniB()](const Problem& panel, const Operands& panel_operands) mutable {
+              return prepareBrgemm(panel, route, panel_operands, shared_b.next());
             },
             config_.threads);
       }
@@ -484,29 +477,6 @@ class MlirBackend final : public Backend {
     info.schedule_source = route.source;
     if (!route.reason.empty()) info.implementation += "; " + route.reason;
     return info;
-  }
-
-  // The dot-product and widening kernels sum a bf16 C in f32 on their stack (the
-  // tile kernels one block at a time): at most kMaxBf16CSumBytes.
-  static bool sumsBf16COnTheStack(const Problem& problem, const Schedule& schedule) {
-    return problem.kind == OpKind::Brgemm && problem.c_dtype == DType::BF16 &&
-           schedule.nanokernel != NanokernelKind::AmxTile;
-  }
-  // Rows whose f32 sum fits; 0 when not one row does.
-  static std::int64_t bf16CSumRows(const Problem& problem) {
-    return mlir_backend::kMaxBf16CSumBytes / (problem.n * std::int64_t{sizeof(float)});
-  }
-  // Panels as tall as fit, in whole register blocks where a block fits.
-  static std::int64_t stackPanelRows(const Problem& problem, const Schedule& schedule) {
-    const std::int64_t rows = bf16CSumRows(problem);
-    return rows >= schedule.block_m ? rows / schedule.block_m * schedule.block_m : rows;
-  }
-  // Rows of a BRGEMM's panels: a thread's share, no taller than the stack
-  // allows; M where the case runs as one BRGEMM.
-  std::int64_t brgemmPanelRows(const Problem& problem, const Schedule& schedule) const {
-    std::int64_t rows = brgemmThreadPanelRows(problem.m, config_.threads);
-    if (sumsBf16COnTheStack(problem, schedule)) rows = std::min(rows, stackPanelRows(problem, schedule));
-    return rows;
   }
 
   std::unique_ptr<Kernel> prepareBrgemm(const Problem& problem, const RouteChoice& route, const Operands& operands,

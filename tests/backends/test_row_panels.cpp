@@ -1,6 +1,7 @@
-// RowPanelBrgemm's threads: one panel per thread, each panel's calls and its
-// finishing on the same thread, and an error on any thread rethrown once the
-// team has joined (an exception may not leave an OpenMP region).
+// RowPanelBrgemm's threads: one panel per member of the team, each panel's
+// calls and its finishing by the same member, and an error on any thread
+// rethrown once the team has joined (an exception may not leave an OpenMP
+// region).
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -65,7 +66,7 @@ TEST(RowPanelThreads, EachThreadComputesAndFinishesItsOwnPanel) {
   EXPECT_EQ(records[1].rows, 9);
   EXPECT_EQ(std::set<int>({records[0].compute_thread, records[1].compute_thread}), std::set<int>({0, 1}));
   for (const PanelRecord& record : records) EXPECT_EQ(record.finish_thread, record.compute_thread);
-  EXPECT_EQ(panels.info().packing, "A -> 2 row panels of 16 rows, shared out among 2 threads");
+  EXPECT_EQ(panels.info().packing, "A -> 2 row panels of 16 rows (the last 9), shared out among 2 threads");
 }
 
 TEST(RowPanelThreads, OneThreadRunsEveryPanelOnTheCaller) {
@@ -74,7 +75,7 @@ TEST(RowPanelThreads, OneThreadRunsEveryPanelOnTheCaller) {
   panels.compute();
   ASSERT_EQ(records.size(), 4u);
   for (const PanelRecord& record : records) EXPECT_EQ(record.compute_thread, 0);
-  EXPECT_EQ(panels.info().packing, "A -> 4 row panels of 8 rows");
+  EXPECT_EQ(panels.info().packing, "A -> 4 row panels of 8 rows (the last 1)");
 }
 
 TEST(RowPanelThreads, AnErrorOnAnyThreadIsRethrownAfterTheTeamJoins) {

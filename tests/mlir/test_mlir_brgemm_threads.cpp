@@ -6,10 +6,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <string>
 #include <vector>
 
+#include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_backend.h"
+#include "kernels/mlir/schedule.h"
 #include "tests/backends/baseline_test_support.h"
 
 namespace nkbench {
@@ -45,9 +48,10 @@ TEST(MlirBrgemmThreads, EachThreadsRowPanelMatchesTheReferenceOnEveryRoute) {
         const test::RunOutcome outcome = test::runAgainstReference(*backend, problem);
         EXPECT_EQ(outcome.verification.status, VerifyStatus::Passed) << outcome.verification.detail;
         EXPECT_EQ(outcome.verification.max_error, 0.0);
-        const std::int64_t rows = problem.m == 64 ? 32 : problem.m == 25 ? 16 : 8;
-        EXPECT_EQ(outcome.info.packing.rfind(fmt::format("A -> 2 row panels of {} rows, shared out among 2 threads",
-                                                         rows),
+        const char* panels = problem.m == 64   ? "32 rows"
+                             : problem.m == 25 ? "16 rows (the last 9)"
+                                               : "8 rows (the last 1)";
+        EXPECT_EQ(outcome.info.packing.rfind(fmt::format("A -> 2 row panels of {}, shared out among 2 threads", panels),
                                              0),
                   0u)
             << outcome.info.packing;
@@ -55,9 +59,11 @@ TEST(MlirBrgemmThreads, EachThreadsRowPanelMatchesTheReferenceOnEveryRoute) {
   }
 }
 
-// A bf16 C too tall for the f32 sum on the stack: its panels, shorter than a
-// thread's share, are dealt out among the threads.
-TEST(MlirBrgemmThreads, StackPanelsOfATallBf16CAreSharedOut) {
+// A bf16 C too tall for the f32 sum on the stack (at most 131 rows of 2000):
+// each thread's 304 rows are cut into three equal panels of whole register
+// blocks, so that both threads have three (104 rows on AVX-512's 8-row
+// blocks, 102 on AVX2's 6).
+TEST(MlirBrgemmThreads, StackPanelsOfATallBf16CAreSharedOutEvenly) {
   const Route route{test::bestHostIsa(), DType::BF16, ""};
   const std::unique_ptr<Backend> backend = makeMlirBackend(twoThreads(route));
   const Problem tall = test::asBf16(test::brgemm(600, 2000, 8, 1, true), DType::BF16);
@@ -65,8 +71,30 @@ TEST(MlirBrgemmThreads, StackPanelsOfATallBf16CAreSharedOut) {
   const test::RunOutcome outcome = test::runAgainstReference(*backend, tall);
   EXPECT_EQ(outcome.verification.status, VerifyStatus::Passed) << outcome.verification.detail;
   EXPECT_EQ(outcome.verification.max_error, 0.0);
-  EXPECT_EQ(outcome.info.packing.rfind("A -> 5 row panels of 128 rows, shared out among 2 threads", 0), 0u)
+  EXPECT_TRUE(std::regex_search(outcome.info.packing,
+                                std::regex("^A -> 6 row panels of (104|102) rows \\(the last (80|90)\\), shared out "
+                                           "among 2 threads")))
       << outcome.info.packing;
+}
+
+// The panel rows by schedule, whatever the host: a thread's share, and where a
+// bf16 C's f32 sum on the stack holds fewer rows, equal panels of whole
+// register blocks (AVX2's 6 rows, AVX-512's 8) that fit it.
+TEST(MlirBrgemmThreads, PanelRowsAreAThreadsShareCutEvenlyToTheStack) {
+  const Problem f32 = test::brgemm(600, 2000, 8, 1, true);
+  const Problem bf16_c = test::asBf16(f32, DType::BF16);
+  const mlir_backend::Schedule avx2 = mlir_backend::selectSchedule(Isa::Avx2, DType::BF16);
+  const mlir_backend::Schedule avx512 = mlir_backend::selectSchedule(Isa::Avx512Bf16, DType::BF16);
+  ASSERT_EQ(avx2.block_m, 6);
+  ASSERT_EQ(avx512.block_m, 8);
+  EXPECT_EQ(mlir_backend::brgemmPanelRows(f32, mlir_backend::selectSchedule(Isa::Avx2, DType::F32), 1), 600);
+  EXPECT_EQ(mlir_backend::brgemmPanelRows(f32, mlir_backend::selectSchedule(Isa::Avx2, DType::F32), 2), 304);
+  EXPECT_EQ(mlir_backend::brgemmPanelRows(bf16_c, avx2, 2), 102);    // 304 in 3 of at most 126
+  EXPECT_EQ(mlir_backend::brgemmPanelRows(bf16_c, avx512, 2), 104);  // 304 in 3 of at most 128
+  EXPECT_EQ(mlir_backend::brgemmPanelRows(bf16_c, avx2, 1), 120);    // 600 in 5
+  EXPECT_EQ(mlir_backend::brgemmPanelRows(bf16_c, avx512, 1), 120);
+  EXPECT_EQ(mlir_backend::brgemmPanelRows(test::asBf16(test::brgemm(64, 64, 8, 1, false), DType::BF16), avx512, 2),
+            32);  // the stack holds the whole share
 }
 
 // Too few rows for a panel per thread: skipped with the reason, in `run`'s
