@@ -96,6 +96,8 @@ int show(const ShowArguments& args) {
     throw Error(fmt::format("case '{}' at {} threads: run skips it ({})", c.id, threads, *skipped));
   if (auto skipped = mlir_backend::separateEpilogueUnsupported("mlir", c.problem, schedule))
     throw Error(fmt::format("case '{}': run skips it ({})", c.id, *skipped));
+  if (auto skipped = mlir_backend::bf16CSumUnsupported(c.problem, schedule))
+    throw Error(fmt::format("case '{}': run skips it ({})", c.id, *skipped));
   const Problem kernel = mlir_backend::kernelProblemFor(c.problem, schedule, caches, threads);
   // The host by its feature bits, as `run` compiles (a VM's CPU name can lack
   // features its CPUID reports), or a named CPU; generate() never runs the code.

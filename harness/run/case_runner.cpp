@@ -138,12 +138,21 @@ std::optional<VerifiedKernel> prepareAndVerify(Backend& backend, const SuiteCase
   row.pack_ms = info.packing.empty() ? 0.0 : measurePackMs(*verified.sets.front().kernel);
   row.note = info.caveat.empty() || info.packing.empty() ? info.caveat + info.packing
                                                          : info.caveat + "; " + info.packing;
-  if (inputs.size() > 1) {
-    const double mib = double(operandBytes(c.problem)) * double(inputs.size()) / (1024.0 * 1024.0);
-    row.note += fmt::format("{}cold cache: {} operand sets ({:.0f} MiB) in turn", row.note.empty() ? "" : "; ",
-                            inputs.size(), mib);
-  }
   return verified;
+}
+
+// What a cold-cache row's operands spanned, and where the cap on sets left
+// them short of the span asked for (a tiny case's sets may then stay in the
+// last-level cache).
+std::string coldCacheNote(const Problem& problem, std::size_t sets, std::int64_t rotation_bytes) {
+  const double bytes = double(operandBytes(problem)) * double(sets);
+  constexpr double kMiB = 1024.0 * 1024.0;
+  const std::string shortfall =
+      bytes < double(rotation_bytes)
+          ? fmt::format(", the most sets, short of the {:.0f} MiB asked: they may stay in the last-level cache",
+                        double(rotation_bytes) / kMiB)
+          : "";
+  return fmt::format("cold cache: {} operand sets ({:.0f} MiB{}) in turn", sets, bytes / kMiB, shortfall);
 }
 
 // Repetitions are interleaved across backends, one of each in turn, so that a slow
@@ -284,6 +293,9 @@ std::vector<ResultRow> runCase(const SuiteCase& c, const std::vector<Backend*>& 
     try {
       const auto announce = [&](CaseStage stage) { observe(b, stage, row); };
       if (auto kernel = prepareAndVerify(*backends[b], c, data, inputs, reference, options.fill, row, announce)) {
+        if (inputs.size() > 1)
+          row.note += (row.note.empty() ? "" : "; ") +
+                      coldCacheNote(c.problem, inputs.size(), settings.cold_rotation_bytes);
         kernel->row = b;
         verified.push_back(std::move(*kernel));
       }

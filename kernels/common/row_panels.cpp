@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <string>
+#include <utility>
+
+#include <omp.h>
 
 #include "harness/core/error.h"
 
@@ -18,22 +22,27 @@ std::int64_t panelBytes(const RowPanel& panel, std::int64_t batch, std::int64_t 
   return (bytes + kPanelAlignment - 1) / kPanelAlignment * kPanelAlignment;
 }
 
-// body(i) for each of `count` panels, on `threads` threads where more than one.
-// An exception may not leave an OpenMP region: the first is rethrown after it.
+// body(i) for each panel, on the team member its `thread` names where more
+// than one thread. An exception may not leave an OpenMP region: the first is
+// rethrown after it.
 template <class Body>
-void forEachPanel(std::size_t count, int threads, Body&& body) {
+void forEachPanel(const std::vector<RowPanel>& panels, int threads, Body&& body) {
   if (threads <= 1) {
-    for (std::size_t i = 0; i < count; ++i) body(i);
+    for (std::size_t i = 0; i < panels.size(); ++i) body(i);
     return;
   }
   std::exception_ptr first_error;
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (std::size_t i = 0; i < count; ++i) {
-    try {
-      body(i);
-    } catch (...) {
+#pragma omp parallel num_threads(threads)
+  {
+    const int member = omp_get_thread_num();
+    for (std::size_t i = 0; i < panels.size(); ++i) {
+      if (panels[i].thread != member) continue;
+      try {
+        body(i);
+      } catch (...) {
 #pragma omp critical(nkbench_row_panel_error)
-      if (!first_error) first_error = std::current_exception();
+        if (!first_error) first_error = std::current_exception();
+      }
     }
   }
   if (first_error) std::rethrow_exception(first_error);
@@ -46,6 +55,36 @@ std::vector<RowPanel> rowPanels(std::int64_t m, std::int64_t rows) {
   std::vector<RowPanel> panels;
   for (std::int64_t first = 0; first < m; first += rows) panels.push_back({first, std::min(rows, m - first)});
   return panels;
+}
+
+std::vector<RowPanel> cutRowPanels(const std::vector<RowPanel>& panels, std::int64_t most_rows,
+                                   std::int64_t multiple) {
+  if (most_rows < 1) throw Error(fmt::format("row panels: panels of at most {} rows", most_rows));
+  std::vector<RowPanel> pieces;
+  for (const RowPanel& panel : panels) {
+    const std::int64_t count = (panel.rows + most_rows - 1) / most_rows;
+    std::int64_t rows = (panel.rows + count - 1) / count;
+    if (most_rows >= multiple) rows = (rows + multiple - 1) / multiple * multiple;  // still at most most_rows
+    for (std::int64_t first = 0; first < panel.rows; first += rows)
+      pieces.push_back({panel.first_row + first, std::min(rows, panel.rows - first), panel.thread});
+  }
+  return pieces;
+}
+
+std::string describeRowPanels(const std::vector<RowPanel>& panels) {
+  std::vector<std::pair<std::int64_t, int>> runs;  // heights in order, with their counts
+  for (const RowPanel& panel : panels) {
+    if (runs.empty() || runs.back().first != panel.rows)
+      runs.push_back({panel.rows, 1});
+    else
+      ++runs.back().second;
+  }
+  if (runs.size() == 1) return fmt::format("{} row panel{} of {} rows", panels.size(), panels.size() == 1 ? "" : "s",
+                                           runs.front().first);
+  std::string parts;
+  for (const auto& [rows, count] : runs)
+    parts += fmt::format("{}{} of {}{}", parts.empty() ? "" : ", ", count, rows, parts.empty() ? " rows" : "");
+  return fmt::format("{} row panels ({})", panels.size(), parts);
 }
 
 std::int64_t rowPanelBytes(const std::vector<RowPanel>& panels, std::int64_t batch, std::int64_t k,
@@ -70,9 +109,19 @@ void packARowPanels(const void* a, std::int64_t batch, std::int64_t m, std::int6
   }
 }
 
-RowPanelBrgemm::RowPanelBrgemm(const Problem& brgemm, const Operands& operands, std::int64_t panel_rows,
+RowPanelBrgemm::RowPanelBrgemm(const Problem& brgemm, const Operands& operands, std::vector<RowPanel> panels,
                                const PanelKernelFactory& make_panel_kernel, int threads)
-    : problem_(brgemm), operands_(operands), panels_(rowPanels(brgemm.m, panel_rows)), threads_(threads) {
+    : problem_(brgemm), operands_(operands), panels_(std::move(panels)), threads_(threads) {
+  std::int64_t next_row = 0;
+  for (const RowPanel& panel : panels_) {
+    if (panel.first_row != next_row || panel.rows < 1 || panel.thread < 0 || panel.thread >= std::max(threads_, 1))
+      throw Error(fmt::format("row panels: rows {}..{} on thread {} do not follow row {} of M = {} on {} threads",
+                              panel.first_row, panel.first_row + panel.rows, panel.thread, next_row, brgemm.m,
+                              threads_));
+    next_row += panel.rows;
+  }
+  if (next_row != brgemm.m || panels_.empty())
+    throw Error(fmt::format("row panels: {} rows of M = {} covered", next_row, brgemm.m));
   // The panel kernels read A from the panelled copy: allocated here, once, filled by pack().
   a_panels_.assign(
       static_cast<std::size_t>(rowPanelBytes(panels_, problem_.batch, problem_.k, elementBytes(problem_.dtype))),
@@ -88,10 +137,8 @@ RowPanelBrgemm::RowPanelBrgemm(const Problem& brgemm, const Operands& operands, 
     a_panel += panelBytes(panel, problem_.batch, problem_.k, elementBytes(problem_.dtype));
   }
   info_ = kernels_.front()->info();
-  const std::int64_t last_rows = panels_.back().rows;
   const std::string panelling =
-      fmt::format("A -> {} row panels of {} rows{}{}", panels_.size(), panel_rows,
-                  last_rows != panel_rows ? fmt::format(" (the last {})", last_rows) : std::string(),
+      fmt::format("A -> {}{}", describeRowPanels(panels_),
                   threads_ > 1 ? fmt::format(", shared out among {} threads", threads_) : std::string());
   info_.packing = info_.packing.empty() ? panelling : panelling + ", " + info_.packing;
 }
@@ -103,11 +150,11 @@ void RowPanelBrgemm::pack() {
 }
 
 void RowPanelBrgemm::compute() {
-  forEachPanel(kernels_.size(), threads_, [this](std::size_t i) { kernels_[i]->compute(); });
+  forEachPanel(panels_, threads_, [this](std::size_t i) { kernels_[i]->compute(); });
 }
 
 void RowPanelBrgemm::finishCalls() {
-  forEachPanel(kernels_.size(), threads_, [this](std::size_t i) { kernels_[i]->finishCalls(); });
+  forEachPanel(panels_, threads_, [this](std::size_t i) { kernels_[i]->finishCalls(); });
 }
 
 void RowPanelBrgemm::unpack() {

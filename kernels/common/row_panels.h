@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -17,12 +18,25 @@
 
 namespace nkbench {
 
-// The panels of `rows` rows (the last one shorter) that cover M; throws Error
-// when M or `rows` is below 1.
+// Rows [first_row, first_row + rows) of C, computed by member `thread` of
+// the OpenMP team.
 struct RowPanel {
   std::int64_t first_row = 0, rows = 0;
+  int thread = 0;
 };
+
+// The panels of `rows` rows (the last one shorter) that cover M, on thread 0;
+// throws Error when M or `rows` is below 1.
 std::vector<RowPanel> rowPanels(std::int64_t m, std::int64_t rows);
+
+// Each panel cut into as few equal panels as hold at most `most_rows` rows,
+// in whole multiples of `multiple` rows where `most_rows` holds one; each
+// piece keeps its panel's thread. Throws Error when `most_rows` is below 1.
+std::vector<RowPanel> cutRowPanels(const std::vector<RowPanel>& panels, std::int64_t most_rows,
+                                   std::int64_t multiple);
+
+// "2 row panels of 32 rows", "2 row panels (1 of 8 rows, 1 of 9)".
+std::string describeRowPanels(const std::vector<RowPanel>& panels);
 
 // A [batch][M][K] -> per panel a contiguous [batch][rows][K], each panel starting
 // on a cache line after the one before (elements of `element_bytes` bytes), into
@@ -52,15 +66,15 @@ class PanelsSharedVnniB {
 
 // One kernel per panel, each on its packed A panel, the shared B and its rows of
 // C (contiguous in row-major C). pack() packs A's panels, then runs each panel
-// kernel's own pack; compute() runs the panel kernels, on `threads` OpenMP
-// threads where more than one (static: each panel goes to the same member of
-// the team in every call, and its finishCalls() too, where the kernel releases
-// what its calls hold, such as AMX tiles; amx/tile_state.h covers an OS thread
+// kernel's own pack; compute() runs the panel kernels, on a team of `threads`
+// OpenMP threads where more than one, each panel on the member its `thread`
+// names, in every call, and its finishCalls() too, where the kernel releases
+// what its calls hold, such as AMX tiles (amx/tile_state.h covers an OS thread
 // that is not the one that made the calls); unpack() runs them in order.
 class RowPanelBrgemm final : public Kernel {
  public:
   using PanelKernelFactory = std::function<std::unique_ptr<Kernel>(const Problem& panel, const Operands& operands)>;
-  RowPanelBrgemm(const Problem& brgemm, const Operands& operands, std::int64_t panel_rows,
+  RowPanelBrgemm(const Problem& brgemm, const Operands& operands, std::vector<RowPanel> panels,
                  const PanelKernelFactory& make_panel_kernel, int threads = 1);
   void pack() override;
   void compute() override;

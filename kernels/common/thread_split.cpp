@@ -8,21 +8,33 @@
 
 namespace nkbench {
 
-std::int64_t brgemmThreadPanelRows(std::int64_t m, int threads) {
-  if (threads <= 1) return m;
-  const std::int64_t share = blockCount(m, threads);
-  return blockCount(share, kThreadPanelRowUnit) * kThreadPanelRowUnit;
+std::vector<RowPanel> brgemmThreadPanels(std::int64_t m, int threads) {
+  if (threads <= 1 || m < 1) return {{0, std::max<std::int64_t>(m, 0), 0}};
+  // The tallest panel: the multiple itself, or the rest left to the last.
+  const auto tallest = [&](std::int64_t rows) { return std::max(rows, m - (threads - 1) * rows); };
+  const std::int64_t share = m / threads / kThreadPanelRowUnit * kThreadPanelRowUnit;
+  std::int64_t rows = 0;
+  for (std::int64_t candidate : {share, share + kThreadPanelRowUnit})
+    if (candidate >= kThreadPanelRowUnit && (threads - 1) * candidate < m && (rows == 0 || tallest(candidate) < tallest(rows)))
+      rows = candidate;
+  if (rows == 0) return rowPanels(m, kThreadPanelRowUnit);  // too short: fewer panels than threads
+  std::vector<RowPanel> panels;
+  for (int thread = 0; thread < threads; ++thread) {
+    const std::int64_t first = thread * rows;
+    panels.push_back({first, thread + 1 < threads ? rows : m - first, thread});
+  }
+  return panels;
 }
 
 std::optional<std::string> brgemmThreadsUnsupported(const std::string& backend, const Problem& problem, int threads) {
   // Rows below 1 are the size checks' to name.
   if (problem.kind != OpKind::Brgemm || threads <= 1 || problem.m < 1) return std::nullopt;
-  const std::int64_t panels = blockCount(problem.m, brgemmThreadPanelRows(problem.m, threads));
-  if (panels >= threads) return std::nullopt;
-  return fmt::format("{}: {} threads share out a BRGEMM's C rows in panels of whole multiples of {} rows, and its {} "
-                     "rows make {}",
-                     backend, threads, kThreadPanelRowUnit, problem.m,
-                     panels == 1 ? std::string("one") : fmt::format("only {}", panels));
+  const std::size_t panels = brgemmThreadPanels(problem.m, threads).size();
+  if (panels >= std::size_t(threads)) return std::nullopt;
+  return fmt::format("{}: {} threads share out a BRGEMM's C rows in panels of whole multiples of {} rows (the last "
+                     "the rest), and its {} row{} make{} {}",
+                     backend, threads, kThreadPanelRowUnit, problem.m, problem.m == 1 ? "" : "s",
+                     problem.m == 1 ? "s" : "", panels == 1 ? std::string("one") : fmt::format("only {}", panels));
 }
 
 bool sharesOutEvenly(const Problem& gemm, const GemmBlocking& blocking, int threads) {

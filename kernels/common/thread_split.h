@@ -6,8 +6,10 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/core/problem.h"
+#include "kernels/common/row_panels.h"
 #include "operands/packing.h"
 
 namespace nkbench {
@@ -15,13 +17,16 @@ namespace nkbench {
 // A BRGEMM's C rows are independent: on `threads` threads each takes a panel
 // of them, a BRGEMM over its rows of every A_b and the whole of B, with no
 // reduction across threads. Panels are whole multiples of this many rows
-// (an AVX-512 register block's), so that a split adds no row edge to kernels
-// of such blocks.
+// (an AVX-512 register block's), the last the rest, so that a split adds
+// at most one row edge to kernels of such blocks.
 inline constexpr std::int64_t kThreadPanelRowUnit = 8;
 
-// Rows of each thread's panel of an M-row BRGEMM (the last panel may be
-// shorter): M divided among the threads, rounded up to the unit; M on one thread.
-std::int64_t brgemmThreadPanelRows(std::int64_t m, int threads);
+// One panel per thread of an M-row BRGEMM, in order: threads - 1 of the same
+// whole multiple of the unit, the last the rest, the multiple chosen so that
+// the tallest panel is as short as it can be (17 rows on 2 threads: 8 and 9;
+// 65: 32 and 33); fewer than `threads` panels where M is too short for that
+// (8 rows on 2). M in one panel on one thread.
+std::vector<RowPanel> brgemmThreadPanels(std::int64_t m, int threads);
 
 // Why `backend` skips `problem` on `threads` threads, or nullopt: a BRGEMM
 // whose rows make fewer panels than threads is skipped, never run on fewer

@@ -195,10 +195,11 @@ class LibxsmmBackend final : public Backend {
       return call.dtype == DType::BF16 ? libxsmm::bf16Unsupported(call, target_.target.name) : brgemmTooLarge(call);
     };
     if (config_.threads <= 1) return unsupported(brgemm);
-    for (const RowPanel& panel : rowPanels(brgemm.m, brgemmThreadPanelRows(brgemm.m, config_.threads))) {
+    for (const RowPanel& panel : brgemmThreadPanels(brgemm.m, config_.threads)) {
       Problem part = brgemm;
       part.m = panel.rows;
-      if (auto reason = unsupported(part)) return reason;
+      if (auto reason = unsupported(part))
+        return fmt::format("{} (a row panel of {} on {} threads)", *reason, brgemm.describe(), config_.threads);
     }
     return std::nullopt;
   }
@@ -210,7 +211,7 @@ class LibxsmmBackend final : public Backend {
     // packed B, as the mlir backend runs them.
     if (problem.kind == OpKind::Brgemm && config_.threads > 1)
       return std::make_unique<RowPanelBrgemm>(
-          problem, operands, brgemmThreadPanelRows(problem.m, config_.threads),
+          problem, operands, brgemmThreadPanels(problem.m, config_.threads),
           [this, shared_b = PanelsSharedVnniB()](const Problem& panel, const Operands& panel_operands) mutable {
             return prepareBrgemm(panel, panel_operands, shared_b.next());
           },

@@ -1,5 +1,7 @@
 #include "kernels/mlir/kernel_problem.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <numeric>
 
@@ -68,7 +70,7 @@ Problem kernelProblemFor(const Problem& problem, const Schedule& schedule, const
   }
   if (problem.kind == OpKind::Gemm) return blockProblemOf(problem, gemmBlockingFor(problem, schedule, caches, threads));
   Problem pairs = problem;
-  pairs.m = std::min(problem.m, brgemmPanelRows(problem, schedule, threads));  // the first panel's rows
+  if (problem.m >= 1) pairs.m = brgemmPanels(problem, schedule, threads).front().rows;  // the first panel's
   if (schedule.nanokernel == NanokernelKind::AmxTile) {
     pairs.k = roundUp(problem.k, kAmxTileK);
     return pairs;
@@ -85,16 +87,19 @@ bool sumsBf16COnTheStack(const Problem& problem, const Schedule& schedule) {
 
 std::int64_t bf16CSumRows(const Problem& problem) { return kMaxBf16CSumBytes / (problem.n * std::int64_t{sizeof(float)}); }
 
-std::int64_t brgemmPanelRows(const Problem& brgemm, const Schedule& schedule, int threads) {
-  const std::int64_t share = std::min(brgemm.m, brgemmThreadPanelRows(brgemm.m, threads));
-  if (!sumsBf16COnTheStack(brgemm, schedule)) return share;
-  const std::int64_t block = schedule.block_m;
-  const std::int64_t rows_fit = bf16CSumRows(brgemm);
-  const std::int64_t fit = rows_fit >= block ? rows_fit / block * block : rows_fit;
-  if (fit < 1 || share <= fit) return share;  // no row fits: the case is refused
-  const std::int64_t panels = blockCount(share, fit);
-  const std::int64_t even = blockCount(share, panels);
-  return fit >= block ? roundUp(even, block) : even;
+std::optional<std::string> bf16CSumUnsupported(const Problem& problem, const Schedule& schedule) {
+  if (!sumsBf16COnTheStack(problem, schedule) || bf16CSumRows(problem) >= 1) return std::nullopt;
+  return fmt::format("mlir: the f32 sum of a bf16 C is kept on the kernel's stack, at most {} KiB; one row of N = {} "
+                     "needs more",
+                     kMaxBf16CSumBytes / 1024, problem.n);
+}
+
+std::vector<RowPanel> brgemmPanels(const Problem& brgemm, const Schedule& schedule, int threads) {
+  const std::vector<RowPanel> panels = brgemmThreadPanels(brgemm.m, threads);
+  const std::int64_t fit = bf16CSumRows(brgemm);
+  if (!sumsBf16COnTheStack(brgemm, schedule) || fit < 1) return panels;  // no row fits: the case is refused
+  return cutRowPanels(panels, fit >= schedule.block_m ? fit / schedule.block_m * schedule.block_m : fit,
+                      schedule.block_m);
 }
 
 std::int64_t vnniBColumns(const Problem& kernel_problem, const Schedule& schedule) {

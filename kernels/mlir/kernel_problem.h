@@ -3,11 +3,15 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "harness/core/problem.h"
 #include "harness/host/cache_info.h"
 #include "kernels/common/blocked_gemm.h"
 #include "kernels/common/blocked_mlp.h"
+#include "kernels/common/row_panels.h"
 #include "kernels/mlir/schedule.h"
 
 namespace nkbench::mlir_backend {
@@ -54,12 +58,15 @@ bool sumsBf16COnTheStack(const Problem& problem, const Schedule& schedule);
 // Rows of C whose f32 sum fits that stack; 0 when not one row does.
 std::int64_t bf16CSumRows(const Problem& problem);
 
-// Rows of each row panel (kernels/common/row_panels.h) a BRGEMM runs as, M
-// where it runs whole: a thread's share on `threads` threads
-// (brgemmThreadPanelRows); where a bf16 C's f32 sum on the stack holds fewer
-// rows, that share cut into as few equal panels as fit, in whole register
-// blocks of rows where a block fits, so that every thread has as many.
-std::int64_t brgemmPanelRows(const Problem& brgemm, const Schedule& schedule, int threads);
+// Why such a kernel cannot be made for `problem`: not one row's sum fits.
+std::optional<std::string> bf16CSumUnsupported(const Problem& problem, const Schedule& schedule);
+
+// The row panels (kernels/common/row_panels.h) a BRGEMM runs as, one of all
+// M where it runs whole: a panel per thread on `threads` threads
+// (brgemmThreadPanels); where a bf16 C's f32 sum on the stack holds fewer
+// rows than a panel, each panel cut into as few equal pieces as fit, in
+// whole register blocks of rows where a block fits, on the panel's thread.
+std::vector<RowPanel> brgemmPanels(const Problem& brgemm, const Schedule& schedule, int threads);
 
 // Columns of the VNNI rows a kernel of `schedule` reads B from: N, padded with
 // zero columns to whole vectors on the dot-product route (dotPackedColumns).

@@ -297,20 +297,17 @@ class MlirBackend final : public Backend {
     }
     if (auto reason = kernelUnsupportedOn(problem, route->schedule)) return reason;
     if (problem.kind != OpKind::Brgemm || config_.threads <= 1 || problem.m < 1) return std::nullopt;
-    for (const RowPanel& panel :
-         rowPanels(problem.m, mlir_backend::brgemmPanelRows(problem, route->schedule, config_.threads))) {
+    for (const RowPanel& panel : mlir_backend::brgemmPanels(problem, route->schedule, config_.threads)) {
       Problem part = problem;
       part.m = panel.rows;
-      if (auto reason = kernelUnsupportedOn(part, route->schedule)) return reason;
+      if (auto reason = kernelUnsupportedOn(part, route->schedule))
+        return fmt::format("{} (a row panel of {} on {} threads)", *reason, problem.describe(), config_.threads);
     }
     return std::nullopt;
   }
 
   std::optional<std::string> kernelUnsupportedOn(const Problem& problem, const Schedule& schedule) const {
-    if (mlir_backend::sumsBf16COnTheStack(problem, schedule) && mlir_backend::bf16CSumRows(problem) < 1)
-      return fmt::format("mlir: the f32 sum of a bf16 C is kept on the kernel's stack, at most {} KiB; one row of N = "
-                         "{} needs more",
-                         mlir_backend::kMaxBf16CSumBytes / 1024, problem.n);
+    if (auto reason = mlir_backend::bf16CSumUnsupported(problem, schedule)) return reason;
     switch (schedule.nanokernel) {
       case NanokernelKind::Fma:
         break;
@@ -369,10 +366,10 @@ class MlirBackend final : public Backend {
       // Row panels, each its own BRGEMM on the case's schedule: one per thread,
       // and no taller than the f32 sum of a bf16 C on the stack allows. The
       // panels share B (and its packing): one copy, as one BRGEMM reads it.
-      const std::int64_t rows = mlir_backend::brgemmPanelRows(problem, schedule, config_.threads);
-      if (rows < problem.m) {
+      std::vector<RowPanel> panels = mlir_backend::brgemmPanels(problem, schedule, config_.threads);
+      if (panels.size() > 1) {
         return std::make_unique<RowPanelBrgemm>(
-            problem, operands, rows,
+            problem, operands, std::move(panels),
             [this, route, shared_b = PanelsSharedVnniB()](const Problem& panel, const Operands& panel_operands) mutable {
               return prepareBrgemm(panel, route, panel_operands, shared_b.next());
             },

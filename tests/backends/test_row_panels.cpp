@@ -38,15 +38,15 @@ class RecordingKernel final : public Kernel {
   KernelInfo info_;
 };
 
-RowPanelBrgemm recordingPanels(const Problem& brgemm, std::int64_t rows, int threads,
+RowPanelBrgemm recordingPanels(const Problem& brgemm, const std::vector<RowPanel>& panels, int threads,
                                std::vector<PanelRecord>& records, std::int64_t throwing_panel = -1) {
   static std::vector<float> a, b, c;
   a.assign(std::size_t(brgemm.batch * brgemm.m * brgemm.k), 0.0f);
   c.assign(std::size_t(brgemm.m * brgemm.n), 0.0f);
-  records.assign(std::size_t((brgemm.m + rows - 1) / rows), {});
+  records.assign(panels.size(), {});
   std::size_t made = 0;
   return RowPanelBrgemm(
-      brgemm, Operands{a.data(), b.data(), c.data()}, rows,
+      brgemm, Operands{a.data(), b.data(), c.data()}, panels,
       [&](const Problem& panel, const Operands&) -> std::unique_ptr<Kernel> {
         PanelRecord& record = records[made];
         record.rows = panel.m;
@@ -56,33 +56,46 @@ RowPanelBrgemm recordingPanels(const Problem& brgemm, std::int64_t rows, int thr
       threads);
 }
 
-TEST(RowPanelThreads, EachThreadComputesAndFinishesItsOwnPanel) {
+TEST(RowPanelThreads, EachThreadComputesAndFinishesItsOwnPanels) {
   std::vector<PanelRecord> records;
-  RowPanelBrgemm panels = recordingPanels(test::makeProblem(25, 8, 4, 2, false), 16, 2, records);
-  panels.compute();
-  panels.finishCalls();
-  ASSERT_EQ(records.size(), 2u);
-  EXPECT_EQ(records[0].rows, 16);
-  EXPECT_EQ(records[1].rows, 9);
-  EXPECT_EQ(std::set<int>({records[0].compute_thread, records[1].compute_thread}), std::set<int>({0, 1}));
-  for (const PanelRecord& record : records) EXPECT_EQ(record.finish_thread, record.compute_thread);
-  EXPECT_EQ(panels.info().packing, "A -> 2 row panels of 16 rows (the last 9), shared out among 2 threads");
+  // Two panels on member 1, one on member 0, out of the order of the members.
+  const std::vector<RowPanel> panels = {{0, 8, 1}, {8, 8, 1}, {16, 9, 0}};
+  RowPanelBrgemm kernel = recordingPanels(test::makeProblem(25, 8, 4, 2, false), panels, 2, records);
+  kernel.compute();
+  kernel.finishCalls();
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[2].rows, 9);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    EXPECT_EQ(records[i].compute_thread, panels[i].thread) << i;
+    EXPECT_EQ(records[i].finish_thread, panels[i].thread) << i;
+  }
+  EXPECT_EQ(kernel.info().packing, "A -> 3 row panels (2 of 8 rows, 1 of 9), shared out among 2 threads");
 }
 
 TEST(RowPanelThreads, OneThreadRunsEveryPanelOnTheCaller) {
   std::vector<PanelRecord> records;
-  RowPanelBrgemm panels = recordingPanels(test::makeProblem(25, 8, 4, 2, false), 8, 1, records);
-  panels.compute();
+  RowPanelBrgemm kernel = recordingPanels(test::makeProblem(25, 8, 4, 2, false), rowPanels(25, 8), 1, records);
+  kernel.compute();
   ASSERT_EQ(records.size(), 4u);
   for (const PanelRecord& record : records) EXPECT_EQ(record.compute_thread, 0);
-  EXPECT_EQ(panels.info().packing, "A -> 4 row panels of 8 rows (the last 1)");
+  EXPECT_EQ(kernel.info().packing, "A -> 4 row panels (3 of 8 rows, 1 of 1)");
 }
 
 TEST(RowPanelThreads, AnErrorOnAnyThreadIsRethrownAfterTheTeamJoins) {
   std::vector<PanelRecord> records;
-  RowPanelBrgemm panels = recordingPanels(test::makeProblem(32, 8, 4, 2, false), 16, 2, records, 1);
-  EXPECT_THROW(panels.compute(), Error);
-  EXPECT_NE(records[0].compute_thread, -1);  // the other panel ran
+  RowPanelBrgemm kernel =
+      recordingPanels(test::makeProblem(32, 8, 4, 2, false), {{0, 16, 0}, {16, 16, 1}}, 2, records, 1);
+  EXPECT_THROW(kernel.compute(), Error);
+  EXPECT_EQ(records[0].compute_thread, 0);  // the other panel ran
+}
+
+// Panels must cover M in order, each on a member of the team.
+TEST(RowPanelThreads, PanelsThatDoNotCoverMInOrderAreRefused) {
+  std::vector<PanelRecord> records;
+  const Problem brgemm = test::makeProblem(32, 8, 4, 2, false);
+  EXPECT_THROW(recordingPanels(brgemm, {{0, 16, 0}, {8, 24, 1}}, 2, records), Error);   // overlap
+  EXPECT_THROW(recordingPanels(brgemm, {{0, 16, 0}, {16, 8, 1}}, 2, records), Error);   // short of M
+  EXPECT_THROW(recordingPanels(brgemm, {{0, 16, 0}, {16, 16, 2}}, 2, records), Error);  // no member 2
 }
 
 }  // namespace

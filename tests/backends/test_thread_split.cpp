@@ -2,8 +2,12 @@
 // and a BRGEMM's C rows, in panels of whole register blocks of rows.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "kernels/common/blocked_gemm.h"
 #include "kernels/common/thread_split.h"
+#include "tests/support/row_panel_layout.h"
 #include "tests/support/test_problems.h"
 
 namespace nkbench {
@@ -52,14 +56,30 @@ TEST(ThreadSplit, TooFewBlocksAreNarrowedInTheNamedOrderDownToTheLeastBlock) {
   EXPECT_EQ(wide.bn, 32);
 }
 
-// M divided among the threads, rounded up to whole units of 8 rows.
-TEST(ThreadSplit, ABrgemmsRowsAreSharedOutInPanelsOfWholeUnits) {
-  EXPECT_EQ(brgemmThreadPanelRows(25, 1), 25);
-  EXPECT_EQ(brgemmThreadPanelRows(64, 2), 32);
-  EXPECT_EQ(brgemmThreadPanelRows(25, 2), 16);   // 16 + 9
-  EXPECT_EQ(brgemmThreadPanelRows(9, 2), 8);     // 8 + 1
-  EXPECT_EQ(brgemmThreadPanelRows(100, 3), 40);  // 40 + 40 + 20
-  EXPECT_EQ(brgemmThreadPanelRows(8, 2), 8);     // one panel
+// The panels in one line, checked to cover M in order.
+std::string layout(const std::vector<RowPanel>& panels) {
+  std::int64_t next_row = 0;
+  for (const RowPanel& panel : panels) {
+    EXPECT_EQ(panel.first_row, next_row);
+    next_row += panel.rows;
+  }
+  return test::rowPanelLayout(panels);
+}
+
+// One panel per thread, whole multiples of 8 rows but the last, which takes
+// the rest, with the tallest panel as short as that allows.
+TEST(ThreadSplit, ABrgemmsRowsAreSharedOutOnePanelPerThread) {
+  EXPECT_EQ(layout(brgemmThreadPanels(25, 1)), "25@0");
+  EXPECT_EQ(layout(brgemmThreadPanels(64, 2)), "32@0+32@1");
+  EXPECT_EQ(layout(brgemmThreadPanels(17, 2)), "8@0+9@1");    // not 16 + 1
+  EXPECT_EQ(layout(brgemmThreadPanels(25, 2)), "16@0+9@1");   // not 8 + 17
+  EXPECT_EQ(layout(brgemmThreadPanels(49, 2)), "24@0+25@1");  // not 32 + 17
+  EXPECT_EQ(layout(brgemmThreadPanels(65, 2)), "32@0+33@1");
+  EXPECT_EQ(layout(brgemmThreadPanels(9, 2)), "8@0+1@1");
+  EXPECT_EQ(layout(brgemmThreadPanels(100, 3)), "32@0+32@1+36@2");
+  EXPECT_EQ(layout(brgemmThreadPanels(20, 3)), "8@0+8@1+4@2");
+  EXPECT_EQ(brgemmThreadPanels(8, 2).size(), 1u);   // too short for two
+  EXPECT_EQ(brgemmThreadPanels(16, 4).size(), 2u);  // too short for four
 }
 
 // A BRGEMM whose rows make a panel for every thread runs; one that makes
@@ -69,13 +89,28 @@ TEST(ThreadSplit, ABrgemmWithFewerPanelsThanThreadsIsSkippedWithItsReason) {
   EXPECT_EQ(brgemmThreadsUnsupported("mlir", test::makeProblem(9, 32, 32, 4, false), 2), std::nullopt);
   EXPECT_EQ(brgemmThreadsUnsupported("mlir", test::makeProblem(64, 32, 32, 4, false), 2), std::nullopt);
   EXPECT_EQ(brgemmThreadsUnsupported("libxsmm", test::makeProblem(8, 32, 32, 4, false), 2),
-            "libxsmm: 2 threads share out a BRGEMM's C rows in panels of whole multiples of 8 rows, and its 8 rows "
-            "make one");
+            "libxsmm: 2 threads share out a BRGEMM's C rows in panels of whole multiples of 8 rows (the last the "
+            "rest), and its 8 rows make one");
+  EXPECT_EQ(brgemmThreadsUnsupported("mlir", test::makeProblem(1, 32, 32, 4, false), 2),
+            "mlir: 2 threads share out a BRGEMM's C rows in panels of whole multiples of 8 rows (the last the rest), "
+            "and its 1 row makes one");
   EXPECT_EQ(brgemmThreadsUnsupported("mlir", test::makeProblem(16, 32, 32, 4, false), 4),
-            "mlir: 4 threads share out a BRGEMM's C rows in panels of whole multiples of 8 rows, and its 16 rows "
-            "make only 2");
-  EXPECT_EQ(brgemmThreadsUnsupported("mlir", test::makeProblem(20, 32, 32, 4, false), 3), std::nullopt);  // 8+8+4
+            "mlir: 4 threads share out a BRGEMM's C rows in panels of whole multiples of 8 rows (the last the rest), "
+            "and its 16 rows make only 2");
+  EXPECT_EQ(brgemmThreadsUnsupported("mlir", test::makeProblem(20, 32, 32, 4, false), 3), std::nullopt);
   EXPECT_EQ(brgemmThreadsUnsupported("mlir", gemm(8, 32, 32), 2), std::nullopt);
+}
+
+// A panel cut to fit: equal pieces of whole multiples where one fits, each
+// on its panel's thread; the description names every height.
+TEST(ThreadSplit, PanelsAreCutIntoEqualPiecesOnTheirThreads) {
+  EXPECT_EQ(layout(cutRowPanels(brgemmThreadPanels(600, 2), 128, 8)), "104@0+104@0+88@0+104@1+104@1+96@1");
+  EXPECT_EQ(layout(cutRowPanels(brgemmThreadPanels(17, 2), 2, 8)), "2@0+2@0+2@0+2@0+2@1+2@1+2@1+2@1+1@1");
+  EXPECT_EQ(layout(cutRowPanels(brgemmThreadPanels(64, 2), 128, 8)), "32@0+32@1");
+  EXPECT_EQ(describeRowPanels(brgemmThreadPanels(64, 2)), "2 row panels of 32 rows");
+  EXPECT_EQ(describeRowPanels(brgemmThreadPanels(17, 2)), "2 row panels (1 of 8 rows, 1 of 9)");
+  EXPECT_EQ(describeRowPanels(cutRowPanels(brgemmThreadPanels(600, 2), 128, 8)),
+            "6 row panels (2 of 104 rows, 1 of 88, 2 of 104, 1 of 96)");
 }
 
 }  // namespace

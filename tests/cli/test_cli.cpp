@@ -343,7 +343,7 @@ TEST(Cli, ShowRejectsBadInputInOneLine) {
       // run skips a BRGEMM too short for a row panel per thread: show does not show it as if it ran.
       {showCase("brgemm-8x32x32-b32 --threads 2 --target-cpu haswell"),
        "case 'brgemm-8x32x32-b32' at 2 threads: run skips it (mlir: 2 threads share out a BRGEMM's C rows in "
-       "panels of whole multiples of 8 rows, and its 8 rows make one)"},
+       "panels of whole multiples of 8 rows (the last the rest), and its 8 rows make one)"},
       // Nor a kernel under a separate epilogue that a BRGEMM does not have.
       {showCase("brgemm-32x32x32-b32 --schedule avx2.f32.6x16:epilogue=separate --target-cpu haswell"),
        "case 'brgemm-32x32x32-b32': run skips it (mlir: :epilogue=separate runs an mlp's bias and activation as "
@@ -354,6 +354,21 @@ TEST(Cli, ShowRejectsBadInputInOneLine) {
     EXPECT_EQ(show.exit_code, 2) << arguments << "\n" << show.output;
     EXPECT_NE(show.output.find(message), std::string::npos) << show.output;
     EXPECT_EQ(std::count(show.output.begin(), show.output.end(), '\n'), 1) << show.output;
+  }
+}
+
+// A bf16 C row too wide for the kernel's f32 sum: show refuses it in run's words.
+TEST(Cli, ShowRefusesWhatRunSkipsForItsStack) {
+  const fs::path suite = tempPath("show-wide-bf16-c.yaml");
+  std::ofstream(suite) << "suite: wide\ncases:\n  - {id: wide, kind: brgemm, dtype: bf16, c_dtype: bf16, shape: [9, "
+                          "270000, 2]}\n";
+  for (const char* threads : {"1", "2"}) {
+    const Outcome show = runNkbench("show wide --suite " + suite.string() + " --isa avx512-bf16 --target-cpu "
+                                    "sapphirerapids --stage payload --threads " + threads);
+    EXPECT_EQ(show.exit_code, 2) << show.output;
+    EXPECT_EQ(show.output,
+              "nkbench: error: case 'wide': run skips it (mlir: the f32 sum of a bf16 C is kept on the kernel's "
+              "stack, at most 1024 KiB; one row of N = 270000 needs more)\n");
   }
 }
 
@@ -428,6 +443,19 @@ TEST(Cli, ColdCacheCyclesThroughVerifiedOperandSets) {
     EXPECT_NE(row.at("note").get<std::string>().find("operand sets"), std::string::npos) << row.dump();
   }
   EXPECT_EQ(runNkbench("run --suite " + sourcePath("suites/smoke.yaml") + " --cache warm " + kQuick).exit_code, 2);
+}
+
+// A case too small for 1024 operand sets to span the --cold-mib asked says so
+// in its note: its operands may stay in the last-level cache.
+TEST(Cli, ColdCacheSaysWhenTheSetsFallShortOfTheSpan) {
+  const SuiteRun run = runCases("cold-short", "  - {id: tiny, kind: brgemm, shape: [4, 16, 4]}\n",
+                                "--backends eigen --cache cold --cold-mib 64");
+  ASSERT_EQ(run.outcome.exit_code, 0) << run.outcome.output;
+  const nlohmann::json report = readReport(run.json);
+  ASSERT_EQ(report.at("rows").size(), 1u);
+  EXPECT_EQ(report.at("rows")[0].at("note"),
+            "cold cache: 1024 operand sets (1 MiB, the most sets, short of the 64 MiB asked: they may stay in the "
+            "last-level cache) in turn");
 }
 
 // A report with one case run by mlir and libxsmm; mlir's calls take `mlir_ms`.

@@ -14,6 +14,7 @@
 #include "kernels/mlir/mlir_backend.h"
 #include "kernels/mlir/schedule.h"
 #include "tests/backends/baseline_test_support.h"
+#include "tests/support/row_panel_layout.h"
 
 namespace nkbench {
 namespace {
@@ -48,22 +49,20 @@ TEST(MlirBrgemmThreads, EachThreadsRowPanelMatchesTheReferenceOnEveryRoute) {
         const test::RunOutcome outcome = test::runAgainstReference(*backend, problem);
         EXPECT_EQ(outcome.verification.status, VerifyStatus::Passed) << outcome.verification.detail;
         EXPECT_EQ(outcome.verification.max_error, 0.0);
-        const char* panels = problem.m == 64   ? "32 rows"
-                             : problem.m == 25 ? "16 rows (the last 9)"
-                                               : "8 rows (the last 1)";
-        EXPECT_EQ(outcome.info.packing.rfind(fmt::format("A -> 2 row panels of {}, shared out among 2 threads", panels),
-                                             0),
-                  0u)
+        const char* panels = problem.m == 64   ? "2 row panels of 32 rows"
+                             : problem.m == 25 ? "2 row panels (1 of 16 rows, 1 of 9)"
+                                               : "2 row panels (1 of 8 rows, 1 of 1)";
+        EXPECT_EQ(outcome.info.packing.rfind(fmt::format("A -> {}, shared out among 2 threads", panels), 0), 0u)
             << outcome.info.packing;
       }
   }
 }
 
 // A bf16 C too tall for the f32 sum on the stack (at most 131 rows of 2000):
-// each thread's 304 rows are cut into three equal panels of whole register
-// blocks, so that both threads have three (104 rows on AVX-512's 8-row
-// blocks, 102 on AVX2's 6).
-TEST(MlirBrgemmThreads, StackPanelsOfATallBf16CAreSharedOutEvenly) {
+// each thread's panel (296 and 304 rows) is cut into three pieces of whole
+// register blocks, on that thread (104 rows on AVX-512's 8-row blocks, 102
+// on AVX2's 6).
+TEST(MlirBrgemmThreads, StackPanelsOfATallBf16CAreCutPerThread) {
   const Route route{test::bestHostIsa(), DType::BF16, ""};
   const std::unique_ptr<Backend> backend = makeMlirBackend(twoThreads(route));
   const Problem tall = test::asBf16(test::brgemm(600, 2000, 8, 1, true), DType::BF16);
@@ -72,29 +71,30 @@ TEST(MlirBrgemmThreads, StackPanelsOfATallBf16CAreSharedOutEvenly) {
   EXPECT_EQ(outcome.verification.status, VerifyStatus::Passed) << outcome.verification.detail;
   EXPECT_EQ(outcome.verification.max_error, 0.0);
   EXPECT_TRUE(std::regex_search(outcome.info.packing,
-                                std::regex("^A -> 6 row panels of (104|102) rows \\(the last (80|90)\\), shared out "
-                                           "among 2 threads")))
+                                std::regex("^A -> 6 row panels \\(2 of (104 rows, 1 of 88, 2 of 104, 1 of 96|102 rows, 1 "
+                                           "of 92, 2 of 102, 1 of 100)\\), shared out among 2 threads")))
       << outcome.info.packing;
 }
 
-// The panel rows by schedule, whatever the host: a thread's share, and where a
-// bf16 C's f32 sum on the stack holds fewer rows, equal panels of whole
-// register blocks (AVX2's 6 rows, AVX-512's 8) that fit it.
-TEST(MlirBrgemmThreads, PanelRowsAreAThreadsShareCutEvenlyToTheStack) {
+// The panels by schedule, whatever the host: one per thread, and where a
+// bf16 C's f32 sum on the stack holds fewer rows, each cut into equal pieces
+// of whole register blocks (AVX2's 6 rows, AVX-512's 8) that fit it.
+TEST(MlirBrgemmThreads, PanelsAreOnePerThreadCutToTheStack) {
   const Problem f32 = test::brgemm(600, 2000, 8, 1, true);
   const Problem bf16_c = test::asBf16(f32, DType::BF16);
   const mlir_backend::Schedule avx2 = mlir_backend::selectSchedule(Isa::Avx2, DType::BF16);
   const mlir_backend::Schedule avx512 = mlir_backend::selectSchedule(Isa::Avx512Bf16, DType::BF16);
   ASSERT_EQ(avx2.block_m, 6);
   ASSERT_EQ(avx512.block_m, 8);
-  EXPECT_EQ(mlir_backend::brgemmPanelRows(f32, mlir_backend::selectSchedule(Isa::Avx2, DType::F32), 1), 600);
-  EXPECT_EQ(mlir_backend::brgemmPanelRows(f32, mlir_backend::selectSchedule(Isa::Avx2, DType::F32), 2), 304);
-  EXPECT_EQ(mlir_backend::brgemmPanelRows(bf16_c, avx2, 2), 102);    // 304 in 3 of at most 126
-  EXPECT_EQ(mlir_backend::brgemmPanelRows(bf16_c, avx512, 2), 104);  // 304 in 3 of at most 128
-  EXPECT_EQ(mlir_backend::brgemmPanelRows(bf16_c, avx2, 1), 120);    // 600 in 5
-  EXPECT_EQ(mlir_backend::brgemmPanelRows(bf16_c, avx512, 1), 120);
-  EXPECT_EQ(mlir_backend::brgemmPanelRows(test::asBf16(test::brgemm(64, 64, 8, 1, false), DType::BF16), avx512, 2),
-            32);  // the stack holds the whole share
+  const mlir_backend::Schedule f32_schedule = mlir_backend::selectSchedule(Isa::Avx2, DType::F32);
+  EXPECT_EQ(test::rowPanelLayout(mlir_backend::brgemmPanels(f32, f32_schedule, 1)), "600@0");
+  EXPECT_EQ(test::rowPanelLayout(mlir_backend::brgemmPanels(f32, f32_schedule, 2)), "296@0+304@1");
+  EXPECT_EQ(test::rowPanelLayout(mlir_backend::brgemmPanels(bf16_c, avx2, 2)), "102@0+102@0+92@0+102@1+102@1+100@1");
+  EXPECT_EQ(test::rowPanelLayout(mlir_backend::brgemmPanels(bf16_c, avx512, 2)), "104@0+104@0+88@0+104@1+104@1+96@1");
+  EXPECT_EQ(test::rowPanelLayout(mlir_backend::brgemmPanels(bf16_c, avx2, 1)), "120@0+120@0+120@0+120@0+120@0");
+  EXPECT_EQ(test::rowPanelLayout(mlir_backend::brgemmPanels(bf16_c, avx512, 1)), "120@0+120@0+120@0+120@0+120@0");
+  const Problem small = test::asBf16(test::brgemm(64, 64, 8, 1, false), DType::BF16);
+  EXPECT_EQ(test::rowPanelLayout(mlir_backend::brgemmPanels(small, avx512, 2)), "32@0+32@1");  // each fits whole
 }
 
 // Too few rows for a panel per thread: skipped with the reason, in `run`'s
@@ -102,8 +102,8 @@ TEST(MlirBrgemmThreads, PanelRowsAreAThreadsShareCutEvenlyToTheStack) {
 TEST(MlirBrgemmThreads, RowsTooFewForEveryThreadAreSkipped) {
   const std::unique_ptr<Backend> backend = makeMlirBackend(twoThreads({Isa::Avx2, DType::F32, ""}));
   EXPECT_EQ(backend->unsupportedReason(test::brgemm(8, 64, 64, 4, false)),
-            "mlir: 2 threads share out a BRGEMM's C rows in panels of whole multiples of 8 rows, and its 8 rows make "
-            "one");
+            "mlir: 2 threads share out a BRGEMM's C rows in panels of whole multiples of 8 rows (the last the rest), "
+            "and its 8 rows make one");
 }
 
 }  // namespace
