@@ -112,8 +112,10 @@ int list(const ListArguments& args) {
     const std::vector<int> counts = threadCountsOf(c, thread_option);
     for (int threads : counts)
       for (const auto& backend : backendsFor(threads)) {
-        const std::string name =
-            counts.size() > 1 || threads > 1 ? fmt::format("{} ({}T)", backend->name(), threads) : backend->name();
+        // Tagged wherever the run has several counts, a case of its own count too.
+        const std::string name = thread_option.size() > 1 || threads > 1
+                                     ? fmt::format("{} ({}T)", backend->name(), threads)
+                                     : backend->name();
         std::cout << fmt::format("      {:<18} {}\n", name, verdict(*backend, c.problem));
       }
   }

@@ -136,6 +136,12 @@ TEST(Threads, ListSaysWhatRunsAtEachCount) {
       << list.output;
   EXPECT_EQ(list.output.find("eigen (1T)         skip"), std::string::npos) << list.output;
   EXPECT_NE(list.output.find("eigen (1T)         run"), std::string::npos) << list.output;  // the GEMM
+  // A case of its own single count is tagged too where the run has several.
+  const fs::path own_one = tempPath("threads-list-own-one.yaml");
+  std::ofstream(own_one) << "suite: own-one\ncases:\n  - {id: one, kind: gemm, shape: [32, 32, 32], threads: 1}\n";
+  const Outcome tagged = runNkbench("list --suite " + own_one.string() + " --backends eigen --threads 1,2");
+  ASSERT_EQ(tagged.exit_code, 0) << tagged.output;
+  EXPECT_NE(tagged.output.find("eigen (1T)         run"), std::string::npos) << tagged.output;
   const Outcome none = runNkbench("list --suite " + suite.string() + " --filter zzz");
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.output.find("--filter 'zzz' matches no case"), std::string::npos) << none.output;
