@@ -16,6 +16,7 @@
 #include "operands/bf16.h"
 #include "reference/reference_gemm.h"
 #include "operands/vnni_packing.h"
+#include "tests/backends/baseline_test_support.h"
 #include "tests/support/test_problems.h"
 
 namespace nkbench {
@@ -134,6 +135,23 @@ TEST(MlirStructure, KernelsPrefetchTheEntriesAheadAsTheScheduleSays) {
   schedule.prefetch_distance = 0;
   stages = compiler.generate(p, schedule, mlir_backend::Lowering::Nanokernel);
   EXPECT_EQ(occurrences(stages.llvm_dialect, "llvm.intr.prefetch"), 0u);
+}
+
+// Beta 0 with one K step (a bf16 pair) and one batch entry unrolls whole, writing C row by
+// row: every accumulator still starts as zeros in registers, so the code
+// neither stores the fill nor loads C back (a load of a row next to a
+// just-written one would wait for that store). C is the third argument
+// (%rdx): in the assembly, loads from it are `(%rdx), %zmm` operands.
+TEST(MlirStructure, UnrolledBeta0KernelsNeverLoadC) {
+  mlir_backend::MlirCompiler compiler(Isa::Avx512Bf16, CacheSizes{}, "znver4");
+  const std::regex load_of_c(R"(\(%rdx\), %[xyz]mm)");
+  for (const Problem& p : {test::makeProblem(17, 5, 1, 1, false), test::asBf16(test::makeProblem(25, 19, 2, 1, false)),
+                           test::asBf16(test::makeProblem(25, 19, 2, 1, false), DType::BF16)}) {
+    const mlir_backend::CompilationStages stages = compiler.generate(
+        p, mlir_backend::selectSchedule(Isa::Avx512Bf16, p.dtype), mlir_backend::Lowering::Nanokernel);
+    EXPECT_FALSE(std::regex_search(stages.assembly, load_of_c)) << p.describe() << "\n" << stages.assembly;
+    EXPECT_EQ(stages.assembly.find("vxorps\t%xmm2, %xmm2, %xmm2\n\tvmovups\t%zmm2, (%rdx)"), std::string::npos);
+  }
 }
 
 // The assembly of the basic block with the most FMAs: a kernel's K loop.

@@ -121,14 +121,28 @@ mlir::Attribute splatOverWholeTensor(mlir::vector::TransferWriteOp write) {
   return splat.getSplatValue<mlir::Attribute>();
 }
 
+// The write whose elements `read` may see first, going back through writes
+// of its tensor that it provably misses (unrolled blocks write C row by row,
+// each next read reading the tensor the last write made), or null.
+mlir::vector::TransferWriteOp writeSeenBy(mlir::vector::TransferReadOp read) {
+  auto write = read.getBase().getDefiningOp<mlir::vector::TransferWriteOp>();
+  while (write && !splatOverWholeTensor(write) &&
+         mlir::vector::isDisjointTransferIndices(
+             llvm::cast<mlir::VectorTransferOpInterface>(write.getOperation()),
+             llvm::cast<mlir::VectorTransferOpInterface>(read.getOperation())))
+    write = write.getBase().getDefiningOp<mlir::vector::TransferWriteOp>();
+  return write;
+}
+
 // A read of a tensor that a splat write covers whole, where the read's padding
-// is the splat's value (the zero fill of C under beta 0): the splat itself, so
-// that masked accumulators start in registers as the whole vectors' do, not by
-// masked loads that wait for the fill's stores to reach the cache.
+// is the splat's value (the zero fill of C under beta 0), directly or past
+// writes it misses: the splat itself, so that accumulators, masked ones too,
+// start in registers, not by loads that wait for the fill's stores (or the
+// rows written since) to reach the cache.
 struct ReadOfSplatFill final : mlir::OpRewritePattern<mlir::vector::TransferReadOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(mlir::vector::TransferReadOp read, PatternRewriter& rewriter) const override {
-    auto fill = read.getBase().getDefiningOp<mlir::vector::TransferWriteOp>();
+    auto fill = writeSeenBy(read);
     const mlir::Attribute value = fill ? splatOverWholeTensor(fill) : mlir::Attribute();
     mlir::Attribute padding;
     if (!value || read.getMask() || !mlir::matchPattern(read.getPadding(), mlir::m_Constant(&padding)) ||

@@ -13,8 +13,10 @@
 //   them (the split pieces overwrite all of C: no memset of C).
 // After vectorization and hoisting, the same pass
 // - turns a read of a splat written over a whole tensor into the splat, where
-//   the read's padding is the splat's value: accumulators, masked ones too,
-//   start as zeros in registers, not as loads of the fill;
+//   the read's padding is the splat's value, also past writes of the tensor
+//   the read provably misses (a fully unrolled block writes C row by row):
+//   accumulators, masked ones too, start as zeros in registers, not as loads
+//   of the fill;
 // - removes such a splat write when its value then passes only through writes
 //   and inserts at constant places that cover the tensor, and through loops
 //   that carry it untouched (a block's zeros, overwritten by its stores).
