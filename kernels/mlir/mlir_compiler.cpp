@@ -23,6 +23,7 @@
 #include "kernels/mlir/vector/buffer_rewrites/batch_prefetch.h"
 #include "kernels/mlir/vector/buffer_rewrites/fused_epilogue.h"
 #include "kernels/mlir/vector/buffer_rewrites/rounded_c_stores.h"
+#include "kernels/mlir/vector/buffer_rewrites/reads_ahead.h"
 #include "kernels/mlir/vector/buffer_rewrites/row_fills.h"
 #include "kernels/mlir/vector/payload_ir.h"
 #include "kernels/mlir/vector/register_block_plan.h"
@@ -541,6 +542,7 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
       roundCAtItsStores(*module, {.one_pass = plan.batch_chunk == 0 && plan.split.ways == 1,
                                   .native_rounding = impl_->native_bf16_rounding});
   rollWholeBufferFills(*module);
+  moveReadsAheadOfMissedWrites(*module);
   times.bufferize += clock.lap();
   // bf16: the VNNI load of B is an n-D transfer that would otherwise be scalarised
   // into one load per pair; flattened, it is one vector load. Only transfers whose

@@ -154,6 +154,26 @@ TEST(MlirStructure, UnrolledBeta0KernelsNeverLoadC) {
   }
 }
 
+// Beta 1 unrolled whole: C's rows of 5 share cache lines, so each row is
+// loaded before any row is stored (a load behind a store to its line waits).
+TEST(MlirStructure, UnrolledBeta1KernelsLoadEveryRowOfCBeforeStoringOne) {
+  mlir_backend::MlirCompiler compiler(Isa::Avx512Bf16, CacheSizes{}, "znver4");
+  const mlir_backend::CompilationStages stages =
+      compiler.generate(test::makeProblem(17, 5, 1, 1, true), mlir_backend::selectSchedule(Isa::Avx512Bf16, DType::F32),
+                        mlir_backend::Lowering::Nanokernel);
+  const std::regex load_of_c(R"(\(%rdx\), %zmm)"), store_to_c(R"(%zmm\d+, -?\d*\(%rdx\))");
+  std::smatch first_store;
+  std::string::const_iterator from = stages.assembly.begin();
+  std::size_t loads = 0, last_load_at = 0;
+  for (std::smatch match; std::regex_search(from, stages.assembly.end(), match, load_of_c); from = match.suffix().first) {
+    ++loads;
+    last_load_at = std::size_t(match.suffix().first - stages.assembly.begin());
+  }
+  ASSERT_TRUE(std::regex_search(stages.assembly, first_store, store_to_c)) << stages.assembly;
+  EXPECT_EQ(loads, 17u) << stages.assembly;
+  EXPECT_LT(last_load_at, std::size_t(first_store.position(0))) << stages.assembly;
+}
+
 // The assembly of the basic block with the most FMAs: a kernel's K loop.
 std::string hottestBlock(const std::string& assembly) {
   std::string best, block;
