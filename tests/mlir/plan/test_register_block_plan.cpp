@@ -141,6 +141,31 @@ TEST(RegisterBlockPlan, MRemaindersAreBalancedBandsWhereAShortOneWouldStarve) {
   EXPECT_EQ(fewer.bands[1].rows, 9);
 }
 
+// N narrower than the schedule's block leaves registers for taller bands,
+// multiple of its rows or not: 64 rows of one vector in 22 + 21 + 21, 1000
+// of a half vector in bands of 30 and 29; bf16 alike. A full-width N keeps
+// the block's 8 rows.
+TEST(RegisterBlockPlan, NarrowBlocksTakeTallerBands) {
+  for (DType dtype : {DType::F32, DType::BF16}) {
+    const Schedule& s = selectSchedule(Isa::Avx512Bf16, dtype);
+    Problem one_vector = brgemm(64, 16, 64, 16), half_vector = brgemm(1000, 8, 2, 300);
+    one_vector.dtype = half_vector.dtype = dtype;
+    const RegisterBlockPlan plan = planRegisterBlocks(one_vector, s);
+    ASSERT_EQ(plan.bands.size(), 2u);
+    EXPECT_EQ(plan.bands[0].rows, 22);
+    EXPECT_EQ(plan.bands[0].size, 22);
+    EXPECT_EQ(plan.bands[1].rows, 21);
+    const RegisterBlockPlan half = planRegisterBlocks(half_vector, s);
+    ASSERT_EQ(half.bands.size(), 2u);
+    EXPECT_EQ(half.bands[0].rows, 30);
+    EXPECT_EQ(half.bands[1].rows, 29);
+  }
+  EXPECT_EQ(planRegisterBlocks(brgemm(64, 32, 64, 16), selectSchedule(Isa::Avx512, DType::F32)).bands[0].rows, 8);
+  // A schedule that asks for short bands keeps its block's rows.
+  const Schedule short_rows = selectSchedule(Isa::Avx512, DType::F32, "avx512.f32.8x32:rows=short");
+  EXPECT_EQ(planRegisterBlocks(brgemm(64, 16, 64, 16), short_rows).bands[0].rows, 8);
+}
+
 // The schedule can ask for either form (the tuner measures both).
 TEST(RegisterBlockPlan, TheScheduleChoosesTheRowEdgeForm) {
   Schedule s = selectSchedule(Isa::Avx512, DType::F32);
