@@ -23,8 +23,9 @@ std::int64_t panelBytes(const RowPanel& panel, std::int64_t batch, std::int64_t 
 }
 
 // body(i) for each panel, on the team member its `thread` names where more
-// than one thread. An exception may not leave an OpenMP region: the first is
-// rethrown after it.
+// than one thread (a team the runtime made smaller shares the missing
+// members' panels out, so that every panel runs). An exception may not leave
+// an OpenMP region: the first is rethrown after it.
 template <class Body>
 void forEachPanel(const std::vector<RowPanel>& panels, int threads, Body&& body) {
   if (threads <= 1) {
@@ -34,9 +35,10 @@ void forEachPanel(const std::vector<RowPanel>& panels, int threads, Body&& body)
   std::exception_ptr first_error;
 #pragma omp parallel num_threads(threads)
   {
+    const int team = omp_get_num_threads();
     const int member = omp_get_thread_num();
     for (std::size_t i = 0; i < panels.size(); ++i) {
-      if (panels[i].thread != member) continue;
+      if (panels[i].thread % team != member) continue;
       try {
         body(i);
       } catch (...) {
@@ -64,7 +66,8 @@ std::vector<RowPanel> cutRowPanels(const std::vector<RowPanel>& panels, std::int
   for (const RowPanel& panel : panels) {
     const std::int64_t count = (panel.rows + most_rows - 1) / most_rows;
     std::int64_t rows = (panel.rows + count - 1) / count;
-    if (most_rows >= multiple) rows = (rows + multiple - 1) / multiple * multiple;  // still at most most_rows
+    // Still at most most_rows where that is a multiple (as the callers' are).
+    if (most_rows >= multiple) rows = (rows + multiple - 1) / multiple * multiple;
     for (std::int64_t first = 0; first < panel.rows; first += rows)
       pieces.push_back({panel.first_row + first, std::min(rows, panel.rows - first), panel.thread});
   }

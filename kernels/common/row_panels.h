@@ -30,7 +30,8 @@ struct RowPanel {
 std::vector<RowPanel> rowPanels(std::int64_t m, std::int64_t rows);
 
 // Each panel cut into as few equal panels as hold at most `most_rows` rows,
-// in whole multiples of `multiple` rows where `most_rows` holds one; each
+// in whole multiples of `multiple` rows where `most_rows` holds one (pass a
+// `most_rows` that is a multiple of it, or the pieces may be taller); each
 // piece keeps its panel's thread. Throws Error when `most_rows` is below 1.
 std::vector<RowPanel> cutRowPanels(const std::vector<RowPanel>& panels, std::int64_t most_rows,
                                    std::int64_t multiple);

@@ -10,19 +10,21 @@ namespace nkbench {
 
 std::vector<RowPanel> brgemmThreadPanels(std::int64_t m, int threads) {
   if (threads <= 1 || m < 1) return {{0, std::max<std::int64_t>(m, 0), 0}};
-  // The tallest panel: the multiple itself, or the rest left to the last.
-  const auto tallest = [&](std::int64_t rows) { return std::max(rows, m - (threads - 1) * rows); };
-  const std::int64_t share = m / threads / kThreadPanelRowUnit * kThreadPanelRowUnit;
-  std::int64_t rows = 0;
-  for (std::int64_t candidate : {share, share + kThreadPanelRowUnit})
-    if (candidate >= kThreadPanelRowUnit && (threads - 1) * candidate < m && (rows == 0 || tallest(candidate) < tallest(rows)))
-      rows = candidate;
-  if (rows == 0) return rowPanels(m, kThreadPanelRowUnit);  // too short: fewer panels than threads
+  constexpr std::int64_t unit = kThreadPanelRowUnit;
+  if (m <= (threads - 1) * unit) return rowPanels(m, unit);  // too short: fewer panels than threads
   std::vector<RowPanel> panels;
-  for (int thread = 0; thread < threads; ++thread) {
-    const std::int64_t first = thread * rows;
-    panels.push_back({first, thread + 1 < threads ? rows : m - first, thread});
+  std::int64_t first = 0;
+  for (int thread = 0; thread + 1 < threads; ++thread) {
+    // The multiple nearest to an even share of the rows left (the lower on a
+    // tie), leaving each later panel a unit and the last at least a row.
+    const std::int64_t left = m - first, panels_left = threads - thread;
+    const std::int64_t lower = std::max(unit, left / panels_left / unit * unit);
+    std::int64_t rows = (left - lower * panels_left) * 2 > unit * panels_left ? lower + unit : lower;
+    rows = std::min(rows, (left - 1 - (panels_left - 2) * unit) / unit * unit);
+    panels.push_back({first, rows, thread});
+    first += rows;
   }
+  panels.push_back({first, m - first, threads - 1});
   return panels;
 }
 

@@ -21,11 +21,11 @@ namespace nkbench {
 // at most one row edge to kernels of such blocks.
 inline constexpr std::int64_t kThreadPanelRowUnit = 8;
 
-// One panel per thread of an M-row BRGEMM, in order: threads - 1 of the same
-// whole multiple of the unit, the last the rest, the multiple chosen so that
-// the tallest panel is as short as it can be (17 rows on 2 threads: 8 and 9;
-// 65: 32 and 33); fewer than `threads` panels where M is too short for that
-// (8 rows on 2). M in one panel on one thread.
+// One panel per thread of an M-row BRGEMM, in order: threads - 1 of whole
+// multiples of the unit, each the multiple nearest an even share of the rows
+// left, the last the rest (17 rows on 2 threads: 8 and 9; 65: 32 and 33; 47
+// on 4: 8, 16, 8 and 15); fewer than `threads` panels where M is too short
+// for that (8 rows on 2). M in one panel on one thread.
 std::vector<RowPanel> brgemmThreadPanels(std::int64_t m, int threads);
 
 // Why `backend` skips `problem` on `threads` threads, or nullopt: a BRGEMM

@@ -89,6 +89,19 @@ TEST(RowPanelThreads, AnErrorOnAnyThreadIsRethrownAfterTheTeamJoins) {
   EXPECT_EQ(records[0].compute_thread, 0);  // the other panel ran
 }
 
+// With no active parallel level allowed, the runtime gives a team of one:
+// that member runs every panel, none is left undone.
+TEST(RowPanelThreads, ATeamSmallerThanAskedStillRunsEveryPanel) {
+  std::vector<PanelRecord> records;
+  RowPanelBrgemm kernel =
+      recordingPanels(test::makeProblem(32, 8, 4, 2, false), {{0, 16, 0}, {16, 16, 1}}, 2, records);
+  const int levels = omp_get_max_active_levels();
+  omp_set_max_active_levels(0);
+  kernel.compute();
+  omp_set_max_active_levels(levels);
+  for (const PanelRecord& record : records) EXPECT_EQ(record.compute_thread, 0);
+}
+
 // Panels must cover M in order, each on a member of the team.
 TEST(RowPanelThreads, PanelsThatDoNotCoverMInOrderAreRefused) {
   std::vector<PanelRecord> records;

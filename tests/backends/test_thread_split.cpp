@@ -67,7 +67,7 @@ std::string layout(const std::vector<RowPanel>& panels) {
 }
 
 // One panel per thread, whole multiples of 8 rows but the last, which takes
-// the rest, with the tallest panel as short as that allows.
+// the rest, each near an even share.
 TEST(ThreadSplit, ABrgemmsRowsAreSharedOutOnePanelPerThread) {
   EXPECT_EQ(layout(brgemmThreadPanels(25, 1)), "25@0");
   EXPECT_EQ(layout(brgemmThreadPanels(64, 2)), "32@0+32@1");
@@ -78,6 +78,10 @@ TEST(ThreadSplit, ABrgemmsRowsAreSharedOutOnePanelPerThread) {
   EXPECT_EQ(layout(brgemmThreadPanels(9, 2)), "8@0+1@1");
   EXPECT_EQ(layout(brgemmThreadPanels(100, 3)), "32@0+32@1+36@2");
   EXPECT_EQ(layout(brgemmThreadPanels(20, 3)), "8@0+8@1+4@2");
+  // Each panel the multiple nearest an even share of the rows left: no last
+  // panel of 23 (8 + 8 + 8 + 23) on four threads.
+  EXPECT_EQ(layout(brgemmThreadPanels(47, 4)), "8@0+16@1+8@2+15@3");
+  EXPECT_EQ(layout(brgemmThreadPanels(100, 8)), "16@0+8@1+16@2+8@3+16@4+8@5+16@6+12@7");
   EXPECT_EQ(brgemmThreadPanels(8, 2).size(), 1u);   // too short for two
   EXPECT_EQ(brgemmThreadPanels(16, 4).size(), 2u);  // too short for four
 }

@@ -150,7 +150,6 @@ TEST(MlirStructure, UnrolledBeta0KernelsNeverLoadC) {
     const mlir_backend::CompilationStages stages = compiler.generate(
         p, mlir_backend::selectSchedule(Isa::Avx512Bf16, p.dtype), mlir_backend::Lowering::Nanokernel);
     EXPECT_FALSE(std::regex_search(stages.assembly, load_of_c)) << p.describe() << "\n" << stages.assembly;
-    EXPECT_EQ(stages.assembly.find("vxorps\t%xmm2, %xmm2, %xmm2\n\tvmovups\t%zmm2, (%rdx)"), std::string::npos);
   }
 }
 

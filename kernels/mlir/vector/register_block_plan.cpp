@@ -131,11 +131,11 @@ void planRowsWithEdges(const Problem& problem, const Schedule& schedule, Registe
   const std::int64_t max_rows = balancedBandRows(schedule.block_m, registers, panels, plan);
   // Blocks narrower than the schedule's (N short of its width) leave registers
   // for more rows: taller balanced bands, each a pass over B with more chains
-  // (bf16 64x16x64 b16: 0.68x libxsmm in 8-row bands, 0.96x in 22 + 21 rows;
-  // f32: 0.85x, 0.98x).
+  // (bf16 64x16x64 b16: 0.68x libxsmm in 8-row bands, 0.96x in 22 + 21 + 21
+  // rows; f32: 0.85x, 0.97x).
   std::int64_t widest = 0;
   for (const ColumnPanel& panel : panels) widest = std::max(widest, plan.blockVectors(panel));
-  if (schedule.edge_rows == EdgeRows::Auto && widest < vectors && max_rows > schedule.block_m) {
+  if (schedule.edge_rows != EdgeRows::ShortBand && widest < vectors && max_rows > schedule.block_m) {
     planBalancedBands(m, max_rows, panels, plan);
     return;
   }

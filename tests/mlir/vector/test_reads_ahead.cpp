@@ -52,6 +52,17 @@ func.func @blocked(%c: memref<3x5xf32>, %other: memref<3x5xf32>, %v: vector<1x16
   %d = vector.transfer_read %c[%c2, %c0], %pad {name = "after_overlap", in_bounds = [true, false]} : memref<3x5xf32>, vector<1x16xf32>
   return %a, %b, %d : vector<1x16xf32>, vector<1x16xf32>, vector<1x16xf32>
 }
+func.func @views(%c: memref<3x5xf32>, %v: vector<1x16xf32>, %w: vector<5xf32>) -> (vector<1x16xf32>, vector<1x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %pad = arith.constant 0.0 : f32
+  %row1 = memref.subview %c[1, 0] [1, 5] [1, 1] : memref<3x5xf32> to memref<1x5xf32, strided<[5, 1], offset: 5>>
+  vector.transfer_write %v, %row1[%c0, %c0] {name = "v_view", in_bounds = [true, false]} : vector<1x16xf32>, memref<1x5xf32, strided<[5, 1], offset: 5>>
+  %a = vector.transfer_read %c[%c1, %c0], %pad {name = "after_view", in_bounds = [true, false]} : memref<3x5xf32>, vector<1x16xf32>
+  vector.store %w, %c[%c0, %c0] {name = "v_store"} : memref<3x5xf32>, vector<5xf32>
+  %b = vector.transfer_read %c[%c1, %c0], %pad {name = "after_store", in_bounds = [true, false]} : memref<3x5xf32>, vector<1x16xf32>
+  return %a, %b : vector<1x16xf32>, vector<1x16xf32>
+}
 )mlir";
 
 class ReadsAhead : public ::testing::Test {
@@ -92,6 +103,13 @@ TEST_F(ReadsAhead, AReadStaysBehindAWriteElsewhereItsIndexAndAnOverlappingWrite)
   EXPECT_TRUE(before("b_other", "after_other")) << "a write to another buffer may be anywhere";
   EXPECT_TRUE(before("b_w1", "after_index")) << "its row is computed after the write";
   EXPECT_TRUE(before("b_w2", "after_overlap"));
+}
+
+// A write of its row through a view of the buffer, and a store that is no
+// transfer, keep the read behind them.
+TEST_F(ReadsAhead, AReadStaysBehindAWriteThroughAViewAndAPlainStore) {
+  EXPECT_TRUE(before("v_view", "after_view"));
+  EXPECT_TRUE(before("v_store", "after_store"));
 }
 
 }  // namespace

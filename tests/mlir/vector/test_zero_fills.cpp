@@ -131,6 +131,20 @@ func.func @read_overlapping(%t: tensor<2x20xf32>, %v: vector<1x16xf32>) -> (tens
   %w3 = vector.transfer_write %v, %w2[%c1, %c16] {in_bounds = [true, false]} : vector<1x16xf32>, tensor<2x20xf32>
   return %w3, %seen : tensor<2x20xf32>, vector<1x16xf32>
 }
+func.func @read_transposed(%t: tensor<2x20xf32>, %v: vector<1x16xf32>, %pair: vector<2xf32>) -> (tensor<2x20xf32>, vector<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %pad = arith.constant 0.0 : f32
+  %zeros = arith.constant dense<0.0> : vector<2x20xf32>
+  %fill = vector.transfer_write %zeros, %t[%c0, %c0] {name = "read_transposed_fill", in_bounds = [true, true]} : vector<2x20xf32>, tensor<2x20xf32>
+  %w0 = vector.transfer_write %pair, %fill[%c1, %c0] {in_bounds = [true]} : vector<2xf32>, tensor<2x20xf32>
+  %column = vector.transfer_read %w0[%c0, %c1], %pad {permutation_map = affine_map<(d0, d1) -> (d0)>, in_bounds = [true]} : tensor<2x20xf32>, vector<2xf32>
+  %w1 = vector.transfer_write %v, %w0[%c0, %c0] {in_bounds = [true, true]} : vector<1x16xf32>, tensor<2x20xf32>
+  %w2 = vector.transfer_write %v, %w1[%c0, %c16] {in_bounds = [true, false]} : vector<1x16xf32>, tensor<2x20xf32>
+  %w3 = vector.transfer_write %v, %w2[%c1, %c16] {in_bounds = [true, false]} : vector<1x16xf32>, tensor<2x20xf32>
+  return %w3, %column : tensor<2x20xf32>, vector<2xf32>
+}
 func.func @through_loops(%t: tensor<2x20xf32>, %v: vector<1x16xf32>, %n: index) -> tensor<2x20xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -252,6 +266,9 @@ TEST_F(ZeroFills, AFillThatTheBlocksCoverIsNeverWritten) {
   EXPECT_TRUE(mlir::matchPattern(returned("read_between")[1], mlir::m_AnyZeroFloat()));
   EXPECT_NE(named("read_overlapping_fill"), nullptr) << "a read overlapping the write of row 0 sees it and the fill";
   EXPECT_TRUE(returned("read_overlapping")[1].getDefiningOp<mlir::vector::TransferReadOp>());
+  // A column read (rows 0-1 of column 1) sees the write of row 1's first two
+  // elements, though their first indices differ: no zeros.
+  EXPECT_TRUE(returned("read_transposed")[1].getDefiningOp<mlir::vector::TransferReadOp>());
   EXPECT_NE(named("loop_read_fill"), nullptr) << "the loop reads the fill";
 }
 

@@ -124,9 +124,12 @@ mlir::Attribute splatOverWholeTensor(mlir::vector::TransferWriteOp write) {
 // The write whose elements `read` may see first, going back through writes
 // of its tensor that it provably misses (unrolled blocks write C row by row,
 // each next read reading the tensor the last write made), or null.
+// (Upstream's disjointness compares indices as of minor identity maps: both
+// transfers must have one.)
 mlir::vector::TransferWriteOp writeSeenBy(mlir::vector::TransferReadOp read) {
   auto write = read.getBase().getDefiningOp<mlir::vector::TransferWriteOp>();
-  while (write && !splatOverWholeTensor(write) &&
+  if (!read.getPermutationMap().isMinorIdentity()) return write;
+  while (write && !splatOverWholeTensor(write) && write.getPermutationMap().isMinorIdentity() &&
          mlir::vector::isDisjointTransferIndices(
              llvm::cast<mlir::VectorTransferOpInterface>(write.getOperation()),
              llvm::cast<mlir::VectorTransferOpInterface>(read.getOperation())))
