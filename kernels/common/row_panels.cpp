@@ -74,6 +74,20 @@ std::vector<RowPanel> cutRowPanels(const std::vector<RowPanel>& panels, std::int
   return pieces;
 }
 
+Problem panelProblem(const Problem& brgemm, const RowPanel& panel) {
+  Problem part = brgemm;
+  part.m = panel.rows;
+  return part;
+}
+
+std::optional<std::string> panelRefusal(const Problem& brgemm, const std::vector<RowPanel>& panels, int threads,
+                                        const std::function<std::optional<std::string>(const Problem&)>& check) {
+  for (const RowPanel& panel : panels)
+    if (auto reason = check(panelProblem(brgemm, panel)))
+      return fmt::format("{} (a row panel of {} on {} threads)", *reason, brgemm.describe(), threads);
+  return std::nullopt;
+}
+
 std::string describeRowPanels(const std::vector<RowPanel>& panels) {
   std::vector<std::pair<std::int64_t, int>> runs;  // heights in order, with their counts
   for (const RowPanel& panel : panels) {
@@ -132,11 +146,9 @@ RowPanelBrgemm::RowPanelBrgemm(const Problem& brgemm, const Operands& operands, 
   const std::int64_t c_row_bytes = problem_.n * elementBytes(problem_.c_dtype);
   const std::byte* a_panel = a_panels_.data();
   for (const RowPanel& panel : panels_) {
-    Problem part = problem_;
-    part.m = panel.rows;
     const Operands part_operands{a_panel, operands_.b,
                                  static_cast<std::byte*>(operands_.c) + panel.first_row * c_row_bytes};
-    kernels_.push_back(make_panel_kernel(part, part_operands));
+    kernels_.push_back(make_panel_kernel(panelProblem(problem_, panel), part_operands));
     a_panel += panelBytes(panel, problem_.batch, problem_.k, elementBytes(problem_.dtype));
   }
   info_ = kernels_.front()->info();

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,14 @@ std::vector<RowPanel> rowPanels(std::int64_t m, std::int64_t rows);
 // piece keeps its panel's thread. Throws Error when `most_rows` is below 1.
 std::vector<RowPanel> cutRowPanels(const std::vector<RowPanel>& panels, std::int64_t most_rows,
                                    std::int64_t multiple);
+
+// The BRGEMM of `panel`'s rows of `brgemm`.
+Problem panelProblem(const Problem& brgemm, const RowPanel& panel);
+
+// The first refusal `check` gives a panel's BRGEMM, naming the case it is a
+// panel of on `threads` threads; nullopt when it refuses none.
+std::optional<std::string> panelRefusal(const Problem& brgemm, const std::vector<RowPanel>& panels, int threads,
+                                        const std::function<std::optional<std::string>(const Problem&)>& check);
 
 // "2 row panels of 32 rows", "2 row panels (1 of 8 rows, 1 of 9)".
 std::string describeRowPanels(const std::vector<RowPanel>& panels);

@@ -195,13 +195,7 @@ class LibxsmmBackend final : public Backend {
       return call.dtype == DType::BF16 ? libxsmm::bf16Unsupported(call, target_.target.name) : brgemmTooLarge(call);
     };
     if (config_.threads <= 1) return unsupported(brgemm);
-    for (const RowPanel& panel : brgemmThreadPanels(brgemm.m, config_.threads)) {
-      Problem part = brgemm;
-      part.m = panel.rows;
-      if (auto reason = unsupported(part))
-        return fmt::format("{} (a row panel of {} on {} threads)", *reason, brgemm.describe(), config_.threads);
-    }
-    return std::nullopt;
+    return panelRefusal(brgemm, brgemmThreadPanels(brgemm.m, config_.threads), config_.threads, unsupported);
   }
 
   std::unique_ptr<Kernel> prepare(const Problem& problem, const Operands& operands) override {

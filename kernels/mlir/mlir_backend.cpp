@@ -297,13 +297,9 @@ class MlirBackend final : public Backend {
     }
     if (auto reason = kernelUnsupportedOn(problem, route->schedule)) return reason;
     if (problem.kind != OpKind::Brgemm || config_.threads <= 1 || problem.m < 1) return std::nullopt;
-    for (const RowPanel& panel : mlir_backend::brgemmPanels(problem, route->schedule, config_.threads)) {
-      Problem part = problem;
-      part.m = panel.rows;
-      if (auto reason = kernelUnsupportedOn(part, route->schedule))
-        return fmt::format("{} (a row panel of {} on {} threads)", *reason, problem.describe(), config_.threads);
-    }
-    return std::nullopt;
+    return panelRefusal(problem, mlir_backend::brgemmPanels(problem, route->schedule, config_.threads),
+                        config_.threads,
+                        [&](const Problem& panel) { return kernelUnsupportedOn(panel, route->schedule); });
   }
 
   std::optional<std::string> kernelUnsupportedOn(const Problem& problem, const Schedule& schedule) const {

@@ -74,13 +74,7 @@ class ReadsAhead : public ::testing::Test {
     ASSERT_TRUE(mlir::succeeded(mlir::verify(*module_)));
   }
 
-  mlir::Operation* named(const std::string& name) {
-    mlir::Operation* found = nullptr;
-    module_->walk([&](mlir::Operation* op) {
-      if (auto attr = op->getAttrOfType<mlir::StringAttr>("name"); attr && attr.getValue() == name) found = op;
-    });
-    return found;
-  }
+  mlir::Operation* named(const std::string& name) { return test::opNamed(*module_, name); }
   bool before(const std::string& first, const std::string& second) {
     return named(first)->isBeforeInBlock(named(second));
   }

@@ -194,13 +194,7 @@ class ZeroFills : public ::testing::Test {
     ASSERT_TRUE(mlir::succeeded(passes.run(*module_)));
   }
 
-  mlir::Operation* named(const std::string& name) {
-    mlir::Operation* found = nullptr;
-    module_->walk([&](mlir::Operation* op) {
-      if (auto attr = op->getAttrOfType<mlir::StringAttr>("name"); attr && attr.getValue() == name) found = op;
-    });
-    return found;
-  }
+  mlir::Operation* named(const std::string& name) { return test::opNamed(*module_, name); }
 
   // The values `function` returns.
   mlir::OperandRange returned(const std::string& function) {
