@@ -234,7 +234,13 @@ RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& sch
     planRowsWithEdges(problem, schedule, plan);
   const std::int64_t element_bytes = problem.dtype == DType::BF16 ? 2 : 4;
   const std::int64_t bytes_per_batch = (problem.m * problem.k + problem.k * problem.n) * element_bytes;
-  const std::int64_t budget = stridedBPanels(plan, problem.n) ? caches.l1d_bytes / 2 : caches.l2_bytes / 2;
+  // Strided B panels are read again by every row band: an entry's B that fits
+  // half of L1 stays there across the bands, and chunks keep the batch's A and
+  // B in half of L1. A wider B spills either way, and single-entry chunks would
+  // only send C through L2 at every entry: chunks keep A and B in half of L2.
+  const std::int64_t entry_b_bytes = problem.k * problem.n * element_bytes;
+  const bool b_stays_in_l1 = stridedBPanels(plan, problem.n) && entry_b_bytes <= caches.l1d_bytes / 2;
+  const std::int64_t budget = b_stays_in_l1 ? caches.l1d_bytes / 2 : caches.l2_bytes / 2;
   // The widening route fuses its bf16 -> f32 conversions into the register loops;
   // chunk loops would need them fused there too: not chunked for now.
   const bool chunkable = !widensInRegisters(schedule.nanokernel) && !plan.hasMaskedEdges();

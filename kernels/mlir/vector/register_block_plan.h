@@ -72,10 +72,12 @@ struct RegisterBlockPlan {
   // Batch entries per pass over C; 0 = the whole batch in one pass. A register
   // block streams its A rows and B panel through the whole batch. Where B rows
   // are wider than the block, its B panel is strided and the hardware prefetcher
-  // falls behind: chunks then keep A and B in half of L1 across the blocks.
-  // Otherwise the streams are contiguous and chunks only keep them in half of L2.
-  // (Measured on 32^3 and 64^3 blocks with batch 8 to 64: each rule alone loses
-  // 5-15% on the other shape.)
+  // falls behind: chunks then keep A and B in half of L1 across the blocks,
+  // as long as one entry's B fits that half. Otherwise (contiguous streams, or
+  // an entry's B too wide to stay in L1 between row bands) chunks only keep
+  // them in half of L2. (Measured on 32^3 and 64^3 blocks with batch 8 to 64:
+  // each rule alone loses 5-15% on the other shape; N of 128 and 256 lost
+  // 10-12% to libxsmm in single-entry chunks, 3-7% in L2 chunks.)
   std::int64_t batch_chunk = 0;
   ReductionSplit split;  // no chunks when split
   // Steps of the K loop: K, K / ways when split over K, K pairs on the dot product.

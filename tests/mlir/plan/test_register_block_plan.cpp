@@ -249,6 +249,13 @@ TEST(RegisterBlockPlan, BatchesBeyondTheCacheBudgetRunInChunks) {
   EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 16, 2), s, caches).batch_chunk, 0);   // 2 x 8 KiB fits
   EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 16, 7), s, caches).batch_chunk, 3);   // 8 KiB each
   EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 64, 32), s, caches).batch_chunk, 1);  // 32 KiB each
+  EXPECT_EQ(planRegisterBlocks(brgemm(64, 96, 64, 32), s, caches).batch_chunk, 1);  // B: 24 KiB, half of L1
+  // An entry's B beyond half of L1 leaves L1 between row bands anyway: chunks of
+  // the batch's A and B sized to half of L2, not single entries that send C
+  // through L2 at every entry.
+  EXPECT_EQ(planRegisterBlocks(brgemm(64, 128, 64, 16), s, caches).batch_chunk, 10);  // 48 KiB each
+  EXPECT_EQ(planRegisterBlocks(brgemm(64, 256, 64, 8), s, caches).batch_chunk, 6);    // 80 KiB each
+  EXPECT_EQ(planRegisterBlocks(brgemm(128, 128, 64, 8), s, caches).batch_chunk, 0);   // 512 KiB fits
   // N within one block: contiguous streams, chunks sized to half of L2.
   EXPECT_EQ(planRegisterBlocks(brgemm(32, 32, 32, 64), s, caches).batch_chunk, 0);   // 512 KiB fits
   EXPECT_EQ(planRegisterBlocks(brgemm(32, 32, 32, 100), s, caches).batch_chunk, 64);
