@@ -189,6 +189,35 @@ TEST(RegisterBlockPlan, ShortBandsWidenTheirBlocks) {
   EXPECT_EQ(plan.bands[0].panels[0].cols, 8 * 16);  // 2 rows x 8 vectors = 16 accumulators
 }
 
+// The block widths of a one-band plan, in vectors, left to right, one per block.
+std::vector<std::int64_t> blockWidths(const Problem& p, const Schedule& s) {
+  const RegisterBlockPlan plan = planRegisterBlocks(p, s);
+  EXPECT_EQ(plan.bands.size(), 1u);
+  std::vector<std::int64_t> widths;
+  for (const ColumnPanel& panel : plan.bands.front().panels)
+    for (std::int64_t block = 0; block < ceilDiv(panel.size, panel.cols); ++block)
+      widths.push_back(plan.blockVectors(panel));
+  return widths;
+}
+
+// Where keeping the schedule's 16 accumulators leaves the narrowest block with
+// fewer, a short band widens further, to the width whose narrowest block has
+// the most chains (then the fewest blocks), within the 32 registers.
+TEST(RegisterBlockPlan, ShortBandsWidenFurtherWhereTheirNarrowestBlockLacksChains) {
+  const Schedule& s = selectSchedule(Isa::Avx512, DType::F32);
+  using Widths = std::vector<std::int64_t>;
+  EXPECT_EQ(blockWidths(brgemm(6, 128, 8, 1), s), (Widths{4, 4}));     // not 2 x 4 (12 accumulators)
+  EXPECT_EQ(blockWidths(brgemm(6, 122, 8, 1), s), (Widths{4, 4}));     // the second masked to 58 columns
+  EXPECT_EQ(blockWidths(brgemm(7, 128, 8, 1), s),
+            (Widths{3, 3, 2}));                                       // 14 chains at least either way: fewer blocks
+  // Already enough chains, or no wider width gives the narrowest block more: as before.
+  EXPECT_EQ(blockWidths(brgemm(4, 160, 8, 1), s), (Widths{4, 6}));     // the edge joins the last block
+  EXPECT_EQ(blockWidths(brgemm(5, 96, 8, 1), s), (Widths{3, 3}));      // not 5 + 1 or 4 + 2
+  EXPECT_EQ(blockWidths(brgemm(7, 100, 8, 1), s), (Widths{2, 2, 3}));  // not 3 + 3 + 1
+  // AVX2's 16 registers hold no wider block than its 12 accumulators ask for.
+  EXPECT_EQ(blockWidths(brgemm(4, 64, 8, 1), selectSchedule(Isa::Avx2, DType::F32)), (Widths{3, 3, 2}));
+}
+
 // bf16 dot products: a masked edge too (B's padded VNNI rows are read whole).
 TEST(RegisterBlockPlan, Bf16DotEdgesAreMaskedVectors) {
   Problem p = brgemm(9, 28, 8, 2);
