@@ -16,6 +16,9 @@ namespace nkbench {
 namespace {
 
 constexpr std::int64_t kPanelAlignment = 64;  // each panel starts on a cache line
+constexpr std::int64_t kPageBytes = 4096;
+
+std::int64_t roundUpToPages(std::int64_t bytes) { return (bytes + kPageBytes - 1) / kPageBytes * kPageBytes; }
 
 std::int64_t panelBytes(const RowPanel& panel, std::int64_t batch, std::int64_t k, std::int64_t element_bytes) {
   const std::int64_t bytes = batch * panel.rows * k * element_bytes;
@@ -111,6 +114,27 @@ std::int64_t rowPanelBytes(const std::vector<RowPanel>& panels, std::int64_t bat
   return total;
 }
 
+std::int64_t cPanelGap(std::int64_t row_bytes) {
+  return roundUpToPages(std::max(kCPanelGapBytes, kCPanelGapRows * row_bytes));
+}
+
+std::vector<std::int64_t> cPanelOffsets(const std::vector<RowPanel>& panels, std::int64_t row_bytes) {
+  const std::int64_t gap = cPanelGap(row_bytes);
+  std::vector<std::int64_t> offsets;
+  std::int64_t next = 0;
+  for (const RowPanel& panel : panels) {
+    offsets.push_back(next);
+    next += roundUpToPages(panel.rows * row_bytes) + gap;
+  }
+  return offsets;
+}
+
+std::int64_t cPanelBytes(const std::vector<RowPanel>& panels, std::int64_t row_bytes) {
+  if (panels.empty()) return 0;
+  return cPanelOffsets(panels, row_bytes).back() + roundUpToPages(panels.back().rows * row_bytes) +
+         cPanelGap(row_bytes);
+}
+
 void packARowPanels(const void* a, std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t element_bytes,
                     const std::vector<RowPanel>& panels, std::byte* panelled) {
   const auto* source = static_cast<const std::byte*>(a);
@@ -144,16 +168,17 @@ RowPanelBrgemm::RowPanelBrgemm(const Problem& brgemm, const Operands& operands, 
       static_cast<std::size_t>(rowPanelBytes(panels_, problem_.batch, problem_.k, elementBytes(problem_.dtype))),
       std::byte{0});
   const std::int64_t c_row_bytes = problem_.n * elementBytes(problem_.c_dtype);
+  c_offsets_ = cPanelOffsets(panels_, c_row_bytes);
+  c_panels_.assign(static_cast<std::size_t>(cPanelBytes(panels_, c_row_bytes)), std::byte{0});
   const std::byte* a_panel = a_panels_.data();
-  for (const RowPanel& panel : panels_) {
-    const Operands part_operands{a_panel, operands_.b,
-                                 static_cast<std::byte*>(operands_.c) + panel.first_row * c_row_bytes};
-    kernels_.push_back(make_panel_kernel(panelProblem(problem_, panel), part_operands));
-    a_panel += panelBytes(panel, problem_.batch, problem_.k, elementBytes(problem_.dtype));
+  for (std::size_t i = 0; i < panels_.size(); ++i) {
+    const Operands part_operands{a_panel, operands_.b, c_panels_.data() + c_offsets_[i]};
+    kernels_.push_back(make_panel_kernel(panelProblem(problem_, panels_[i]), part_operands));
+    a_panel += panelBytes(panels_[i], problem_.batch, problem_.k, elementBytes(problem_.dtype));
   }
   info_ = kernels_.front()->info();
   const std::string panelling =
-      fmt::format("A -> {}{}", describeRowPanels(panels_),
+      fmt::format("A, C -> {}{}", describeRowPanels(panels_),
                   threads_ > 1 ? fmt::format(", shared out among {} threads", threads_) : std::string());
   info_.packing = info_.packing.empty() ? panelling : panelling + ", " + info_.packing;
 }
@@ -161,7 +186,22 @@ RowPanelBrgemm::RowPanelBrgemm(const Problem& brgemm, const Operands& operands, 
 void RowPanelBrgemm::pack() {
   packARowPanels(operands_.a, problem_.batch, problem_.m, problem_.k, elementBytes(problem_.dtype), panels_,
                  a_panels_.data());
+  copyCPanels(CopyDirection::IntoPanels);
   for (const auto& kernel : kernels_) kernel->pack();
+}
+
+void RowPanelBrgemm::copyCPanels(CopyDirection direction) {
+  const std::int64_t c_row_bytes = problem_.n * elementBytes(problem_.c_dtype);
+  auto* c = static_cast<std::byte*>(operands_.c);
+  for (std::size_t i = 0; i < panels_.size(); ++i) {
+    std::byte* rows = c + panels_[i].first_row * c_row_bytes;
+    std::byte* panel = c_panels_.data() + c_offsets_[i];
+    const auto bytes = static_cast<std::size_t>(panels_[i].rows * c_row_bytes);
+    if (direction == CopyDirection::IntoPanels)
+      std::memcpy(panel, rows, bytes);
+    else
+      std::memcpy(rows, panel, bytes);
+  }
 }
 
 void RowPanelBrgemm::compute() {
@@ -174,6 +214,7 @@ void RowPanelBrgemm::finishCalls() {
 
 void RowPanelBrgemm::unpack() {
   for (const auto& kernel : kernels_) kernel->unpack();
+  copyCPanels(CopyDirection::OutOfPanels);
 }
 
 }  // namespace nkbench

@@ -56,6 +56,18 @@ std::int64_t rowPanelBytes(const std::vector<RowPanel>& panels, std::int64_t bat
 void packARowPanels(const void* a, std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t element_bytes,
                     const std::vector<RowPanel>& panels, std::byte* panelled);
 
+// Where each panel's C rows sit in the buffer of C panels: page-aligned and
+// apart by at least kCPanelGapBytes and kCPanelGapRows rows (of row_bytes
+// each). A core's prefetchers run ahead of its kernel's row bands, past the
+// last band of its panel; with the next thread's rows there, they pull in
+// lines that thread keeps writing (see RowPanelBrgemm). On the Zen 5-class VM
+// 8 KiB apart still lost 16-20% in its slow spells, 32 KiB and more nothing.
+inline constexpr std::int64_t kCPanelGapBytes = 64 * 1024;
+inline constexpr std::int64_t kCPanelGapRows = 32;
+std::vector<std::int64_t> cPanelOffsets(const std::vector<RowPanel>& panels, std::int64_t row_bytes);
+// Bytes of the buffer cPanelOffsets lays out.
+std::int64_t cPanelBytes(const std::vector<RowPanel>& panels, std::int64_t row_bytes);
+
 // B in VNNI pairs shared by the row panels of one BRGEMM, which all read the
 // whole of it: packed by the panel whose `packs` is set. No pairs: each kernel
 // packs its own.
@@ -74,13 +86,19 @@ class PanelsSharedVnniB {
   bool first_ = true;
 };
 
-// One kernel per panel, each on its packed A panel, the shared B and its rows of
-// C (contiguous in row-major C). pack() packs A's panels, then runs each panel
-// kernel's own pack; compute() runs the panel kernels, on a team of `threads`
-// OpenMP threads where more than one, each panel on the member its `thread`
-// names, in every call, and its finishCalls() too, where the kernel releases
-// what its calls hold, such as AMX tiles (amx/tile_state.h covers an OS thread
-// that is not the one that made the calls); unpack() runs them in order.
+// One kernel per panel, each on its packed A panel, the shared B and its packed
+// C panel, as a blocked layout gives each thread its own C blocks. pack() packs
+// A's panels and C's (C's values, for beta 1), then runs each panel kernel's
+// own pack; compute() runs the panel kernels, on a team of `threads` OpenMP
+// threads where more than one, each panel on the member its `thread` names, in
+// every call, and its finishCalls() too, where the kernel releases what its
+// calls hold, such as AMX tiles (amx/tile_state.h covers an OS thread that is
+// not the one that made the calls); unpack() runs them in order, then copies
+// the C panels back into C. C panels apart, not C's own contiguous rows:
+// kernels that revisit C at every batch entry (mlir's single-entry batch
+// chunks) ran at 0.60-0.74x libxsmm on 2 threads on the Zen 5-class VM, in
+// spells, when each thread's prefetcher pulled in the other's rows; with the
+// panels apart, at 0.99-1.00x in the same minutes.
 class RowPanelBrgemm final : public Kernel {
  public:
   using PanelKernelFactory = std::function<std::unique_ptr<Kernel>(const Problem& panel, const Operands& operands)>;
@@ -93,10 +111,15 @@ class RowPanelBrgemm final : public Kernel {
   const KernelInfo& info() const override { return info_; }
 
  private:
+  enum class CopyDirection { IntoPanels, OutOfPanels };
+  void copyCPanels(CopyDirection direction);
+
   Problem problem_;
   Operands operands_;
   std::vector<RowPanel> panels_;
   AlignedBuffer<std::byte> a_panels_;
+  std::vector<std::byte, AlignedAllocator<std::byte, 4096>> c_panels_;  // page-aligned, as its panels
+  std::vector<std::int64_t> c_offsets_;
   std::vector<std::unique_ptr<Kernel>> kernels_;
   KernelInfo info_;
   int threads_;

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <set>
 #include <vector>
@@ -69,7 +71,7 @@ TEST(RowPanelThreads, EachThreadComputesAndFinishesItsOwnPanels) {
     EXPECT_EQ(records[i].compute_thread, panels[i].thread) << i;
     EXPECT_EQ(records[i].finish_thread, panels[i].thread) << i;
   }
-  EXPECT_EQ(kernel.info().packing, "A -> 3 row panels (2 of 8 rows, 1 of 9), shared out among 2 threads");
+  EXPECT_EQ(kernel.info().packing, "A, C -> 3 row panels (2 of 8 rows, 1 of 9), shared out among 2 threads");
 }
 
 TEST(RowPanelThreads, OneThreadRunsEveryPanelOnTheCaller) {
@@ -78,7 +80,7 @@ TEST(RowPanelThreads, OneThreadRunsEveryPanelOnTheCaller) {
   kernel.compute();
   ASSERT_EQ(records.size(), 4u);
   for (const PanelRecord& record : records) EXPECT_EQ(record.compute_thread, 0);
-  EXPECT_EQ(kernel.info().packing, "A -> 4 row panels (3 of 8 rows, 1 of 1)");
+  EXPECT_EQ(kernel.info().packing, "A, C -> 4 row panels (3 of 8 rows, 1 of 1)");
 }
 
 TEST(RowPanelThreads, AnErrorOnAnyThreadIsRethrownAfterTheTeamJoins) {
@@ -109,6 +111,59 @@ TEST(RowPanelThreads, PanelsThatDoNotCoverMInOrderAreRefused) {
   EXPECT_THROW(recordingPanels(brgemm, {{0, 16, 0}, {8, 24, 1}}, 2, records), Error);   // overlap
   EXPECT_THROW(recordingPanels(brgemm, {{0, 16, 0}, {16, 8, 1}}, 2, records), Error);   // short of M
   EXPECT_THROW(recordingPanels(brgemm, {{0, 16, 0}, {16, 16, 2}}, 2, records), Error);  // no member 2
+}
+
+
+// A panel kernel that adds 1 to every element of its C, as a beta 1 BRGEMM adds
+// its products, and keeps the address of its C.
+class AddingKernel final : public Kernel {
+ public:
+  AddingKernel(float* c, std::int64_t elements, const float*& seen) : c_(c), elements_(elements) { seen = c; }
+  void compute() override {
+    for (std::int64_t i = 0; i < elements_; ++i) c_[i] += 1.0f;
+  }
+  const KernelInfo& info() const override { return info_; }
+
+ private:
+  float* c_;
+  std::int64_t elements_;
+  KernelInfo info_;
+};
+
+// Each panel's kernel writes a C panel of its own, page-aligned and apart by
+// kCPanelGapBytes and kCPanelGapRows rows, not C's contiguous rows (a core's
+// prefetchers running past its last band would take the next thread's);
+// pack() brings C's values in and unpack() takes the sums back.
+TEST(RowPanelThreads, EachPanelWritesItsOwnCPanelApartFromTheOthers) {
+  const Problem brgemm = test::makeProblem(25, 16, 4, 2, true);
+  std::vector<float> a(std::size_t(brgemm.batch * brgemm.m * brgemm.k)), b(1), c(std::size_t(brgemm.m * brgemm.n));
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = float(i);
+  const std::vector<RowPanel> panels = {{0, 8, 0}, {8, 17, 1}};
+  std::vector<const float*> seen(panels.size(), nullptr);
+  std::size_t made = 0;
+  RowPanelBrgemm kernel(
+      brgemm, Operands{a.data(), b.data(), c.data()}, panels,
+      [&](const Problem& panel, const Operands& operands) -> std::unique_ptr<Kernel> {
+        const std::size_t index = made++;
+        return std::make_unique<AddingKernel>(static_cast<float*>(operands.c), panel.m * panel.n, seen[index]);
+      },
+      2);
+  const std::int64_t row_bytes = brgemm.n * std::int64_t(sizeof(float));
+  for (std::size_t i = 0; i < panels.size(); ++i) {
+    const auto address = reinterpret_cast<std::uintptr_t>(seen[i]);
+    EXPECT_EQ(address % 4096, 0u) << i;
+    const bool inside_c = seen[i] >= c.data() && seen[i] < c.data() + c.size();
+    EXPECT_FALSE(inside_c) << i;
+    if (i > 0) {
+      const auto previous_end = reinterpret_cast<std::uintptr_t>(seen[i - 1] + panels[i - 1].rows * brgemm.n);
+      EXPECT_GE(address - previous_end, std::uintptr_t(std::max(kCPanelGapBytes, kCPanelGapRows * row_bytes))) << i;
+    }
+  }
+  kernel.pack();
+  kernel.compute();
+  kernel.compute();
+  kernel.unpack();
+  for (std::size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i], float(i) + 2.0f) << i;
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ TEST(MlirBrgemmThreads, EachThreadsRowPanelMatchesTheReferenceOnEveryRoute) {
         const char* panels = problem.m == 64   ? "2 row panels of 32 rows"
                              : problem.m == 25 ? "2 row panels (1 of 16 rows, 1 of 9)"
                                                : "2 row panels (1 of 8 rows, 1 of 1)";
-        EXPECT_EQ(outcome.info.packing.rfind(fmt::format("A -> {}, shared out among 2 threads", panels), 0), 0u)
+        EXPECT_EQ(outcome.info.packing.rfind(fmt::format("A, C -> {}, shared out among 2 threads", panels), 0), 0u)
             << outcome.info.packing;
       }
   }
@@ -71,7 +71,7 @@ TEST(MlirBrgemmThreads, StackPanelsOfATallBf16CAreCutPerThread) {
   EXPECT_EQ(outcome.verification.status, VerifyStatus::Passed) << outcome.verification.detail;
   EXPECT_EQ(outcome.verification.max_error, 0.0);
   EXPECT_TRUE(std::regex_search(outcome.info.packing,
-                                std::regex("^A -> 6 row panels \\(2 of (104 rows, 1 of 88, 2 of 104, 1 of 96|102 rows, 1 "
+                                std::regex("^A, C -> 6 row panels \\(2 of (104 rows, 1 of 88, 2 of 104, 1 of 96|102 rows, 1 "
                                            "of 92, 2 of 102, 1 of 100)\\), shared out among 2 threads")))
       << outcome.info.packing;
 }
