@@ -11,6 +11,7 @@
 #include <omp.h>
 
 #include "harness/core/error.h"
+#include "harness/core/memory/guarded_buffer.h"
 
 namespace nkbench {
 namespace {
@@ -121,7 +122,7 @@ std::int64_t cPanelGap(std::int64_t row_bytes) {
 std::vector<std::int64_t> cPanelOffsets(const std::vector<RowPanel>& panels, std::int64_t row_bytes) {
   const std::int64_t gap = cPanelGap(row_bytes);
   std::vector<std::int64_t> offsets;
-  std::int64_t next = 0;
+  std::int64_t next = kPageBytes;  // a canary page before the first
   for (const RowPanel& panel : panels) {
     offsets.push_back(next);
     next += roundUpToPages(panel.rows * row_bytes) + gap;
@@ -131,8 +132,8 @@ std::vector<std::int64_t> cPanelOffsets(const std::vector<RowPanel>& panels, std
 
 std::int64_t cPanelBytes(const std::vector<RowPanel>& panels, std::int64_t row_bytes) {
   if (panels.empty()) return 0;
-  return cPanelOffsets(panels, row_bytes).back() + roundUpToPages(panels.back().rows * row_bytes) +
-         cPanelGap(row_bytes);
+  // A canary page after the last.
+  return cPanelOffsets(panels, row_bytes).back() + roundUpToPages(panels.back().rows * row_bytes) + kPageBytes;
 }
 
 void packARowPanels(const void* a, std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t element_bytes,
@@ -168,17 +169,21 @@ RowPanelBrgemm::RowPanelBrgemm(const Problem& brgemm, const Operands& operands, 
       static_cast<std::size_t>(rowPanelBytes(panels_, problem_.batch, problem_.k, elementBytes(problem_.dtype))),
       std::byte{0});
   const std::int64_t c_row_bytes = problem_.n * elementBytes(problem_.c_dtype);
-  c_offsets_ = cPanelOffsets(panels_, c_row_bytes);
-  c_panels_.assign(static_cast<std::size_t>(cPanelBytes(panels_, c_row_bytes)), std::byte{0});
+  // On one thread the panels run in turn, and write C's own rows.
+  if (threads_ > 1) {
+    c_offsets_ = cPanelOffsets(panels_, c_row_bytes);
+    c_panels_.assign(static_cast<std::size_t>(cPanelBytes(panels_, c_row_bytes)), std::byte{kCanaryByte});
+  }
   const std::byte* a_panel = a_panels_.data();
   for (std::size_t i = 0; i < panels_.size(); ++i) {
-    const Operands part_operands{a_panel, operands_.b, c_panels_.data() + c_offsets_[i]};
-    kernels_.push_back(make_panel_kernel(panelProblem(problem_, panels_[i]), part_operands));
+    std::byte* c = c_panels_.empty() ? static_cast<std::byte*>(operands_.c) + panels_[i].first_row * c_row_bytes
+                                     : c_panels_.data() + c_offsets_[i];
+    kernels_.push_back(make_panel_kernel(panelProblem(problem_, panels_[i]), Operands{a_panel, operands_.b, c}));
     a_panel += panelBytes(panels_[i], problem_.batch, problem_.k, elementBytes(problem_.dtype));
   }
   info_ = kernels_.front()->info();
   const std::string panelling =
-      fmt::format("A, C -> {}{}", describeRowPanels(panels_),
+      fmt::format("{} -> {}{}", c_panels_.empty() ? "A" : "A, C", describeRowPanels(panels_),
                   threads_ > 1 ? fmt::format(", shared out among {} threads", threads_) : std::string());
   info_.packing = info_.packing.empty() ? panelling : panelling + ", " + info_.packing;
 }
@@ -191,6 +196,7 @@ void RowPanelBrgemm::pack() {
 }
 
 void RowPanelBrgemm::copyCPanels(CopyDirection direction) {
+  if (c_panels_.empty()) return;
   const std::int64_t c_row_bytes = problem_.n * elementBytes(problem_.c_dtype);
   auto* c = static_cast<std::byte*>(operands_.c);
   for (std::size_t i = 0; i < panels_.size(); ++i) {
@@ -201,6 +207,35 @@ void RowPanelBrgemm::copyCPanels(CopyDirection direction) {
       std::memcpy(panel, rows, bytes);
     else
       std::memcpy(rows, panel, bytes);
+  }
+}
+
+void RowPanelBrgemm::checkCPanelCanaries() const {
+  if (c_panels_.empty()) return;
+  const std::int64_t c_row_bytes = problem_.n * elementBytes(problem_.c_dtype);
+  const auto damaged = [&](std::int64_t from, std::int64_t to) {
+    for (std::int64_t at = from; at < to; ++at)
+      if (c_panels_[std::size_t(at)] != std::byte{kCanaryByte}) return at;
+    return to;
+  };
+  // Each stretch between panels (and before the first, after the last) is
+  // blamed on the nearer panel, by its farthest damaged byte from it.
+  std::int64_t previous_end = 0;
+  for (std::size_t i = 0; i <= panels_.size(); ++i) {
+    const std::int64_t start = i < panels_.size() ? c_offsets_[i] : std::int64_t(c_panels_.size());
+    std::int64_t first = damaged(previous_end, start);
+    if (first < start) {
+      std::int64_t last = start - 1;
+      while (c_panels_[std::size_t(last)] == std::byte{kCanaryByte}) --last;
+      const bool past_previous = i > 0 && (i == panels_.size() || first - previous_end < start - last);
+      throw Error(past_previous
+                      ? fmt::format("out of bounds: a write {} bytes past the end of C's row panel {} (rows {}..{})",
+                                    last - previous_end + 1, i - 1, panels_[i - 1].first_row,
+                                    panels_[i - 1].first_row + panels_[i - 1].rows)
+                      : fmt::format("out of bounds: a write {} bytes before the start of C's row panel {} (rows {}..{})",
+                                    start - first, i, panels_[i].first_row, panels_[i].first_row + panels_[i].rows));
+    }
+    if (i < panels_.size()) previous_end = start + panels_[i].rows * c_row_bytes;
   }
 }
 
@@ -215,6 +250,7 @@ void RowPanelBrgemm::finishCalls() {
 void RowPanelBrgemm::unpack() {
   for (const auto& kernel : kernels_) kernel->unpack();
   copyCPanels(CopyDirection::OutOfPanels);
+  checkCPanelCanaries();
 }
 
 }  // namespace nkbench

@@ -56,9 +56,9 @@ std::int64_t rowPanelBytes(const std::vector<RowPanel>& panels, std::int64_t bat
 void packARowPanels(const void* a, std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t element_bytes,
                     const std::vector<RowPanel>& panels, std::byte* panelled);
 
-// Where each panel's C rows sit in the buffer of C panels: page-aligned and
-// apart by at least kCPanelGapBytes and kCPanelGapRows rows (of row_bytes
-// each). A core's prefetchers run ahead of its kernel's row bands, past the
+// Where each panel's C rows sit in the buffer of C panels: page-aligned, after
+// a canary page, apart by at least kCPanelGapBytes and kCPanelGapRows rows (of
+// row_bytes each), and followed by another canary page. A core's prefetchers run ahead of its kernel's row bands, past the
 // last band of its panel; with the next thread's rows there, they pull in
 // lines that thread keeps writing (see RowPanelBrgemm). On the Zen 5-class VM
 // 8 KiB apart still lost 16-20% in its slow spells, 32 KiB and more nothing.
@@ -86,15 +86,18 @@ class PanelsSharedVnniB {
   bool first_ = true;
 };
 
-// One kernel per panel, each on its packed A panel, the shared B and its packed
-// C panel, as a blocked layout gives each thread its own C blocks. pack() packs
-// A's panels and C's (C's values, for beta 1), then runs each panel kernel's
-// own pack; compute() runs the panel kernels, on a team of `threads` OpenMP
-// threads where more than one, each panel on the member its `thread` names, in
-// every call, and its finishCalls() too, where the kernel releases what its
-// calls hold, such as AMX tiles (amx/tile_state.h covers an OS thread that is
-// not the one that made the calls); unpack() runs them in order, then copies
-// the C panels back into C. C panels apart, not C's own contiguous rows:
+// One kernel per panel, each on its packed A panel, the shared B and, on more
+// threads, its packed C panel, as a blocked layout gives each thread its own C
+// blocks (on one thread, its rows of C). pack() packs A's panels and C's (C's
+// values: beta 1's addend, beta 0's unwritten marker), then runs each panel
+// kernel's own pack; compute() runs the panel kernels, on a team of `threads`
+// OpenMP threads where more than one, each panel on the member its `thread`
+// names, in every call, and its finishCalls() too, where the kernel releases
+// what its calls hold, such as AMX tiles (amx/tile_state.h covers an OS thread
+// that is not the one that made the calls); unpack() runs them in order, copies
+// the C panels back into C and throws Error where a kernel wrote around its
+// panel (the canary bytes around the panels are damaged), as C's guards would
+// have caught it. C panels apart, not C's own contiguous rows:
 // kernels that revisit C at every batch entry (mlir's single-entry batch
 // chunks) ran at 0.60-0.74x libxsmm on 2 threads on the Zen 5-class VM, in
 // spells, when each thread's prefetcher pulled in the other's rows; with the
@@ -113,6 +116,7 @@ class RowPanelBrgemm final : public Kernel {
  private:
   enum class CopyDirection { IntoPanels, OutOfPanels };
   void copyCPanels(CopyDirection direction);
+  void checkCPanelCanaries() const;
 
   Problem problem_;
   Operands operands_;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "harness/core/error.h"
@@ -80,7 +81,7 @@ TEST(RowPanelThreads, OneThreadRunsEveryPanelOnTheCaller) {
   kernel.compute();
   ASSERT_EQ(records.size(), 4u);
   for (const PanelRecord& record : records) EXPECT_EQ(record.compute_thread, 0);
-  EXPECT_EQ(kernel.info().packing, "A, C -> 4 row panels (3 of 8 rows, 1 of 1)");
+  EXPECT_EQ(kernel.info().packing, "A -> 4 row panels (3 of 8 rows, 1 of 1)");  // C's own rows, in turn
 }
 
 TEST(RowPanelThreads, AnErrorOnAnyThreadIsRethrownAfterTheTeamJoins) {
@@ -118,15 +119,20 @@ TEST(RowPanelThreads, PanelsThatDoNotCoverMInOrderAreRefused) {
 // its products, and keeps the address of its C.
 class AddingKernel final : public Kernel {
  public:
-  AddingKernel(float* c, std::int64_t elements, const float*& seen) : c_(c), elements_(elements) { seen = c; }
+  // first/end: the span of elements, from its C, that compute() adds to (by
+  // default its own); a kernel that strays past its panel sets a wider one.
+  AddingKernel(float* c, std::int64_t elements, const float*& seen) : AddingKernel(c, 0, elements, seen) {}
+  AddingKernel(float* c, std::int64_t first, std::int64_t end, const float*& seen) : c_(c), first_(first), end_(end) {
+    seen = c;
+  }
   void compute() override {
-    for (std::int64_t i = 0; i < elements_; ++i) c_[i] += 1.0f;
+    for (std::int64_t i = first_; i < end_; ++i) c_[i] += 1.0f;
   }
   const KernelInfo& info() const override { return info_; }
 
  private:
   float* c_;
-  std::int64_t elements_;
+  std::int64_t first_, end_;
   KernelInfo info_;
 };
 
@@ -164,6 +170,43 @@ TEST(RowPanelThreads, EachPanelWritesItsOwnCPanelApartFromTheOthers) {
   kernel.compute();
   kernel.unpack();
   for (std::size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i], float(i) + 2.0f) << i;
+}
+
+// A panel kernel that writes around its C panel is caught at unpack(), named
+// by the panel and the distance, as C's own guards would catch it in place.
+TEST(RowPanelThreads, AWriteAroundACPanelIsCaughtAtUnpack) {
+  const Problem brgemm = test::makeProblem(16, 16, 4, 2, true);
+  const std::vector<RowPanel> panels = {{0, 8, 0}, {8, 8, 1}};
+  struct Stray {
+    std::int64_t panel, first, end;  // elements of that panel's C it adds to
+    const char* message;
+  };
+  const std::int64_t panel_elements = 8 * 16;
+  for (const Stray& stray :
+       {Stray{0, 0, panel_elements + 1, "4 bytes past the end of C's row panel 0 (rows 0..8)"},
+        Stray{1, -2, panel_elements, "8 bytes before the start of C's row panel 1 (rows 8..16)"},
+        Stray{1, 0, panel_elements + 3, "12 bytes past the end of C's row panel 1 (rows 8..16)"},
+        Stray{0, -1, panel_elements, "4 bytes before the start of C's row panel 0 (rows 0..8)"}}) {
+    std::vector<float> a(std::size_t(brgemm.batch * brgemm.m * brgemm.k)), b(1), c(std::size_t(brgemm.m * brgemm.n));
+    const float* seen = nullptr;
+    std::int64_t made = 0;
+    RowPanelBrgemm kernel(
+        brgemm, Operands{a.data(), b.data(), c.data()}, panels,
+        [&](const Problem& panel, const Operands& operands) -> std::unique_ptr<Kernel> {
+          const bool strays = made++ == stray.panel;
+          return std::make_unique<AddingKernel>(static_cast<float*>(operands.c), strays ? stray.first : 0,
+                                                strays ? stray.end : panel.m * panel.n, seen);
+        },
+        2);
+    kernel.pack();
+    kernel.compute();
+    try {
+      kernel.unpack();
+      ADD_FAILURE() << "no error for " << stray.message;
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find(stray.message), std::string::npos) << error.what();
+    }
+  }
 }
 
 }  // namespace
