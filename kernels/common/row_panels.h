@@ -58,10 +58,11 @@ void packARowPanels(const void* a, std::int64_t batch, std::int64_t m, std::int6
 
 // Where each panel's C rows sit in the buffer of C panels: page-aligned, after
 // a canary page, apart by at least kCPanelGapBytes and kCPanelGapRows rows (of
-// row_bytes each), and followed by another canary page. A core's prefetchers run ahead of its kernel's row bands, past the
-// last band of its panel; with the next thread's rows there, they pull in
-// lines that thread keeps writing (see RowPanelBrgemm). On the Zen 5-class VM
-// 8 KiB apart still lost 16-20% in its slow spells, 32 KiB and more nothing.
+// row_bytes each), and followed by another canary page. A core's prefetchers
+// run ahead of its kernel's row bands, past the last band of its panel; with
+// the next thread's rows there, they pull in lines that thread keeps writing
+// (see RowPanelBrgemm). On the Zen 5-class VM 8 KiB apart still lost 16-20%
+// in its slow spells, 32 KiB and more nothing.
 inline constexpr std::int64_t kCPanelGapBytes = 64 * 1024;
 inline constexpr std::int64_t kCPanelGapRows = 32;
 std::vector<std::int64_t> cPanelOffsets(const std::vector<RowPanel>& panels, std::int64_t row_bytes);
@@ -117,6 +118,7 @@ class RowPanelBrgemm final : public Kernel {
   enum class CopyDirection { IntoPanels, OutOfPanels };
   void copyCPanels(CopyDirection direction);
   void checkCPanelCanaries() const;
+  std::int64_t cRowBytes() const { return problem_.n * elementBytes(problem_.c_dtype); }
 
   Problem problem_;
   Operands operands_;
