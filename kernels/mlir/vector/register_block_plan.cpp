@@ -91,12 +91,18 @@ void planNarrowPanelRows(const Problem& problem, const Schedule& schedule, Regis
   }
 }
 
+// Vectors per row of the widest of `panels`' blocks (at least 1).
+std::int64_t widestBlockVectors(const std::vector<ColumnPanel>& panels, const RegisterBlockPlan& plan) {
+  std::int64_t widest = 1;
+  for (const ColumnPanel& panel : panels) widest = std::max(widest, plan.blockVectors(panel));
+  return widest;
+}
+
 // As many rows as the register file holds for the widest of `panels`' blocks
 // (at least the schedule's).
 std::int64_t balancedBandRows(std::int64_t block_m, std::int64_t registers, const std::vector<ColumnPanel>& panels,
                               const RegisterBlockPlan& plan) {
-  std::int64_t widest = 1;
-  for (const ColumnPanel& panel : panels) widest = std::max(widest, plan.blockVectors(panel));
+  const std::int64_t widest = widestBlockVectors(panels, plan);
   return std::max(block_m, (registers - widest - 1) / widest);
 }
 
@@ -157,9 +163,8 @@ void planRowsWithEdges(const Problem& problem, const Schedule& schedule, Registe
   // for more rows: taller balanced bands, each a pass over B with more chains
   // (bf16 64x16x64 b16: 0.68x libxsmm in 8-row bands, 0.96x in 22 + 21 + 21
   // rows; f32: 0.85x, 0.97x).
-  std::int64_t widest = 0;
-  for (const ColumnPanel& panel : panels) widest = std::max(widest, plan.blockVectors(panel));
-  if (schedule.edge_rows != EdgeRows::ShortBand && widest < vectors && max_rows > schedule.block_m) {
+  if (schedule.edge_rows != EdgeRows::ShortBand && widestBlockVectors(panels, plan) < vectors &&
+      max_rows > schedule.block_m) {
     planBalancedBands(m, max_rows, panels, plan);
     return;
   }
