@@ -4,7 +4,10 @@
 // B, each entry a jump away. Inserted after bufferization, where the kernel's
 // reads of A and B are plain transfers of its arguments:
 //  - before each read of a B vector (one cache line), a prefetch of the same
-//    line `distance` entries ahead;
+//    line `distance` entries ahead, on the first pass over B's lines only (the
+//    first row band of a loop over bands; later bands read them from cache),
+//    and only in blocks of at least 4 rows (fewer rows stream B faster than
+//    prefetches help);
 //  - per K step, one prefetch of a line of that entry's A rows of the block,
 //    which are contiguous: line number `step` of them. Over a batch entry's K
 //    steps that touches every line where the block has at most a cache line
