@@ -536,7 +536,7 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
   mergeCoveringWriteChains(*module);
   runPipeline(*module, kBufferizePipeline, "bufferization", fail);
   splitMergedWrites(*module);
-  insertBatchPrefetches(*module, plan.prefetch_distance);
+  insertBatchPrefetches(*module, {.distance = plan.prefetch_distance, .later_passes_hit_cache = plan.chunk_fits_l2});
   const FusedEpilogue epilogue = fuseEpilogue(*module, p.mlp);
   const RoundedCStores rounding =
       roundCAtItsStores(*module, {.one_pass = plan.batch_chunk == 0 && plan.split.ways == 1,

@@ -58,7 +58,7 @@ struct Schedule {
   // Blocks with fewer accumulators split the reduction into partial sums.
   std::int64_t min_accumulators;
   NanokernelKind nanokernel = NanokernelKind::Fma;
-  // Batch entries ahead whose A and B the kernel prefetches: kAutoPrefetch (the
+  // Batch entries ahead the kernel prefetches A and B from: kAutoPrefetch (the
   // plan's rule, register_block_plan.h), 0 (none) or a count. Vector routes:
   // vector/buffer_rewrites/batch_prefetch.h. AMX: the next entry's tiles, where the blocks
   // stream from L2 (amxPrefetchesNextBatchEntry), unless 0.

@@ -120,9 +120,10 @@ std::size_t occurrences(const std::string& text, const std::string& word) {
   return count;
 }
 
-// Per K step of the 8x32 block: a prefetch of each of the next entries' two B
-// lines and one of its A lines (the K loop of 32 steps holds two steps per
-// iteration); none when the schedule says 0.
+// Per K step of a 4x16 block: a prefetch of each of its two B lines (the next
+// entries' in the first of the two row bands, which walk the batch in turn;
+// the second finds it in cache) and one of the next entries' A lines (the K
+// loop of 32 steps holds two steps per iteration); none when the schedule says 0.
 TEST(MlirStructure, KernelsPrefetchTheEntriesAheadAsTheScheduleSays) {
   mlir_backend::MlirCompiler compiler(Isa::Avx2, CacheSizes{});
   const Problem p = test::makeProblem(8, 16, 32, 4, false, OpKind::Brgemm);

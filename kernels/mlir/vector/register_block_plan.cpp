@@ -282,6 +282,8 @@ RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& sch
     plan.split = planReductionSplit(problem, plan, schedule);
   // An epilogue is fused into the last stores of C: the whole batch in one pass.
   if (plan.split.ways > 1 || problem.hasEpilogue()) plan.batch_chunk = 0;
+  const std::int64_t chunk_entries = plan.batch_chunk > 0 ? plan.batch_chunk : problem.batch;
+  plan.chunk_fits_l2 = bytes_per_batch * chunk_entries <= caches.l2_bytes / 2;
   plan.k_steps = schedule.nanokernel == NanokernelKind::Bf16Dot  ? ceilDiv(problem.k, 2)
                  : plan.split.dim == ReductionSplit::Dim::K ? problem.k / plan.split.ways
                                                               : problem.k;

@@ -79,6 +79,9 @@ struct RegisterBlockPlan {
   // each rule alone loses 5-15% on the other shape; N of 128 and 256 lost
   // 10-12% to libxsmm in single-entry chunks, 3-7% in L2 chunks.)
   std::int64_t batch_chunk = 0;
+  // A chunk's A and B (the whole batch's where not chunked) fit half of L2:
+  // the row bands after the first find them in cache.
+  bool chunk_fits_l2 = false;
   ReductionSplit split;  // no chunks when split
   // Steps of the K loop: K, K / ways when split over K, K pairs on the dot product.
   std::int64_t k_steps = 1;
@@ -87,7 +90,7 @@ struct RegisterBlockPlan {
   std::int64_t k_unroll = 1;
   // Copies of each nanokernel in the kernel: the K loop's body and its remainder.
   std::int64_t kStepCopies() const;
-  // Batch entries ahead whose A and B the kernel prefetches (batch_prefetch.h); 0: none.
+  // Batch entries ahead the kernel prefetches A and B from (batch_prefetch.h: which lines, on which passes); 0: none.
   std::int64_t prefetch_distance = 0;
   NanokernelKind nanokernel = NanokernelKind::Fma;  // the schedule's
   std::int64_t vector_lanes = 1;                    // the schedule's (for C conversions)

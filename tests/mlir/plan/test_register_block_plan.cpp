@@ -295,6 +295,20 @@ TEST(RegisterBlockPlan, BatchesBeyondTheCacheBudgetRunInChunks) {
   EXPECT_EQ(planRegisterBlocks(brgemm(32, 32, 64, 16), s, caches).batch_chunk, 0);  // 256 KiB
 }
 
+// Whether row bands after the first find a chunk's A and B (the batch's,
+// unchunked) in L2: what B's prefetch ahead on later passes depends on.
+TEST(RegisterBlockPlan, SaysWhetherAChunkStaysInL2) {
+  const Schedule& s = selectSchedule(Isa::Avx512, DType::F32);
+  const CacheSizes caches{48 * 1024, 1024 * 1024};
+  EXPECT_TRUE(planRegisterBlocks(brgemm(64, 128, 64, 16), s, caches).chunk_fits_l2);   // chunks of 10 x 48 KiB
+  EXPECT_TRUE(planRegisterBlocks(brgemm(128, 128, 64, 8), s, caches).chunk_fits_l2);   // 512 KiB, unchunked
+  EXPECT_FALSE(planRegisterBlocks(brgemm(256, 256, 512, 4), s, caches).chunk_fits_l2);  // 1 MiB an entry
+  // Masked edges never chunk: 16 entries of 63.5 KiB leave L2 between bands.
+  const RegisterBlockPlan masked = planRegisterBlocks(brgemm(64, 63, 128, 16), s, caches);
+  EXPECT_EQ(masked.batch_chunk, 0);
+  EXPECT_FALSE(masked.chunk_fits_l2);
+}
+
 TEST(RegisterBlockPlan, SmallBlocksSplitTheReductionIntoPartialSums) {
   const Schedule& s = selectSchedule(Isa::Avx512, DType::F32);
   const RegisterBlockPlan batch_split = planRegisterBlocks(brgemm(4, 16, 32, 32), s);  // 4 accumulators

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -27,9 +28,9 @@ constexpr std::size_t kRowDim = 1, kStepDim = 2;  // A is [batch][M][K] or [batc
 constexpr std::int64_t kCacheLineBytes = 64;
 // A block of fewer rows feeds each B line to fewer FMAs: it streams B faster
 // than prefetches ahead of it help, and the hardware prefetchers serve it
-// better alone. Measured on AVX-512: 2x64 and 3x64 blocks ran 6-30% slower
-// with B prefetched, from L2 and from memory alike, where blocks of 4 to 8 rows
-// gained 6-25% from memory.
+// alone as well. Measured on AVX-512 (mlir / libxsmm): 2x64 and 3x64 blocks
+// ran 10-25% slower in cache with B prefetched, and no faster from memory,
+// where blocks of 4 to 8 rows gained 6-25% from memory.
 constexpr std::int64_t kMinRowsToPrefetchB = 4;
 
 struct Operands {
@@ -83,38 +84,47 @@ class PrefetchWriter {
   const Operands& operands_;
 };
 
-// Whether `value` is computed from `induction` (through the index arithmetic
-// of the loops' bodies).
-bool dependsOn(mlir::Value value, mlir::Value induction) {
-  if (value == induction) return true;
+// Whether `value`, used inside `loop`, is computed from its induction variable
+// through the index arithmetic of its body. Values defined outside the loop
+// do not vary with it; block arguments and region results other than the
+// induction variable count as not depending (at worst a loop is taken to
+// repeat B's lines, and a pass prefetches the line it reads).
+bool dependsOn(mlir::Value value, mlir::scf::ForOp loop, llvm::SmallPtrSetImpl<mlir::Value>& seen) {
+  if (value == loop.getInductionVar()) return true;
+  if (loop.isDefinedOutsideOfLoop(value) || !seen.insert(value).second) return false;
   mlir::Operation* op = value.getDefiningOp();
-  if (op == nullptr) return false;
-  return llvm::any_of(op->getOperands(), [&](mlir::Value operand) { return dependsOn(operand, induction); });
+  return op != nullptr &&
+         llvm::any_of(op->getOperands(), [&](mlir::Value operand) { return dependsOn(operand, loop, seen); });
+}
+
+bool dependsOn(mlir::ValueRange values, mlir::scf::ForOp loop) {
+  llvm::SmallPtrSet<mlir::Value, 16> seen;
+  return llvm::any_of(values, [&](mlir::Value value) { return dependsOn(value, loop, seen); });
 }
 
 // True on the first pass over B's lines of `read` in every enclosing loop
 // that walks a batch chunk's entries again and again (a loop over row bands
-// outside the entry loop, where a chunk's B is sized by L2): its later passes
-// find the lines in L2, and prefetching them ahead again had cost 4-7% on
-// 64x128x64 b16. Where the bands are inside the entry loop (a chunk's B sized
-// by L1), every band keeps prefetching the next entry: after the first its
-// prefetches find the lines in L1 (an issue slot each), and the first, a
-// whole entry early, gives lines from memory the time they take (measured
-// from memory: 5-20% faster than from the last band alone). Null where no loop
-// walks the entries again.
-mlir::Value firstPassOverChunk(mlir::vector::TransferReadOp read, PrefetchWriter& writer) {
+// outside the entry loop), where such passes find the chunk's B in cache
+// (`later_passes_hit_cache`): prefetching the lines ahead again in every pass
+// had cost 4-7% on 64x128x64 b16. Where the bands are inside the entry loop (a
+// chunk's B sized by L1), every band keeps prefetching the next entry: after
+// the first its prefetches find the lines in L1 (an issue slot each), and the
+// first, a whole entry early, gives lines from memory the time they take
+// (measured from memory: 5-20% faster than from one band alone, the first or
+// the last). Null where every pass runs ahead.
+mlir::Value firstPassOverChunk(mlir::vector::TransferReadOp read, PrefetchWriter& writer, bool later_passes_hit_cache) {
+  if (!later_passes_hit_cache) return nullptr;
   const mlir::Value entry = read.getIndices()[0];
   mlir::Value first;
   bool entries_change_inside = false;
   for (auto loop = read->getParentOfType<mlir::scf::ForOp>(); loop; loop = loop->getParentOfType<mlir::scf::ForOp>()) {
-    const mlir::Value induction = loop.getInductionVar();
-    if (llvm::any_of(read.getIndices(), [&](mlir::Value index) { return dependsOn(index, induction); })) {
-      entries_change_inside = entries_change_inside || dependsOn(entry, induction);
+    if (dependsOn(read.getIndices(), loop)) {
+      entries_change_inside = entries_change_inside || dependsOn(entry, loop);
       continue;
     }
     if (!entries_change_inside) continue;
     const mlir::Value is_first = mlir::arith::CmpIOp::create(writer.builder(), writer.loc(), mlir::arith::CmpIPredicate::eq,
-                                                             induction, loop.getLowerBound());
+                                                             loop.getInductionVar(), loop.getLowerBound());
     first = first ? mlir::arith::AndIOp::create(writer.builder(), writer.loc(), first, is_first) : is_first;
   }
   return first;
@@ -124,12 +134,12 @@ mlir::Value firstPassOverChunk(mlir::vector::TransferReadOp read, PrefetchWriter
 // chosen above; the other passes prefetch the line they read (leaving them
 // without would take a second copy of the loop: a prefetch of a line in L1
 // costs an issue slot, measured as noise).
-std::int64_t prefetchB(const Reads& reads, const Operands& operands, std::int64_t distance) {
+std::int64_t prefetchB(const Reads& reads, const Operands& operands, const BatchPrefetch& settings) {
   for (mlir::vector::TransferReadOp read : reads) {
     PrefetchWriter writer(read, operands);
     llvm::SmallVector<mlir::Value> indices(read.getIndices());
-    const mlir::Value ahead = writer.entryAhead(indices[0], distance);
-    const mlir::Value first = firstPassOverChunk(read, writer);
+    const mlir::Value ahead = writer.entryAhead(indices[0], settings.distance);
+    const mlir::Value first = firstPassOverChunk(read, writer, settings.later_passes_hit_cache);
     indices[0] = first ? mlir::arith::SelectOp::create(writer.builder(), writer.loc(), first, ahead, indices[0]).getResult()
                        : ahead;
     writer.prefetch(operands.b, indices);
@@ -193,7 +203,8 @@ mlir::Value flatA(mlir::func::FuncOp function, mlir::Value a) {
 
 }  // namespace
 
-std::int64_t insertBatchPrefetches(mlir::ModuleOp module, std::int64_t distance) {
+std::int64_t insertBatchPrefetches(mlir::ModuleOp module, const BatchPrefetch& settings) {
+  const std::int64_t distance = settings.distance;
   if (distance < 1) return 0;
   std::int64_t inserted = 0;
   module.walk([&](mlir::func::FuncOp function) {
@@ -218,7 +229,7 @@ std::int64_t insertBatchPrefetches(mlir::ModuleOp module, std::int64_t distance)
       const std::vector<Step> steps = stepsOf(reads.first);
       inserted += prefetchA(steps, operands, a_flat, distance);
       if (std::int64_t(steps.front().a_reads.size()) >= kMinRowsToPrefetchB)
-        inserted += prefetchB(reads.second, operands, distance);
+        inserted += prefetchB(reads.second, operands, settings);
     }
   });
   return inserted;

@@ -3,11 +3,12 @@
 // while a BRGEMM block walks the rows of A of every batch entry and the rows of
 // B, each entry a jump away. Inserted after bufferization, where the kernel's
 // reads of A and B are plain transfers of its arguments:
-//  - before each read of a B vector (one cache line), a prefetch of the same
-//    line `distance` entries ahead, on the first pass over B's lines only (the
-//    first row band of a loop over bands; later bands read them from cache),
-//    and only in blocks of at least 4 rows (fewer rows stream B faster than
-//    prefetches help);
+//  - in blocks of at least 4 rows (fewer stream B faster than prefetches
+//    help), before each read of a B vector (one cache line), a prefetch of
+//    the same line `distance` entries ahead; where a loop over row bands
+//    walks a batch chunk's entries again and again and the chunk stays in
+//    cache, only its first band runs ahead, and later bands prefetch the line
+//    they read;
 //  - per K step, one prefetch of a line of that entry's A rows of the block,
 //    which are contiguous: line number `step` of them. Over a batch entry's K
 //    steps that touches every line where the block has at most a cache line
@@ -22,7 +23,14 @@
 
 namespace nkbench::mlir_backend {
 
+struct BatchPrefetch {
+  std::int64_t distance = 0;  // batch entries ahead; 0: no prefetch
+  // Whether a row band's pass over a batch chunk (the whole batch where not
+  // chunked) finds B in cache after the first band's.
+  bool later_passes_hit_cache = false;
+};
+
 // Returns the number of prefetches inserted.
-std::int64_t insertBatchPrefetches(mlir::ModuleOp module, std::int64_t distance);
+std::int64_t insertBatchPrefetches(mlir::ModuleOp module, const BatchPrefetch& settings);
 
 }  // namespace nkbench::mlir_backend
