@@ -201,6 +201,23 @@ bool stridedBPanels(const RegisterBlockPlan& plan, std::int64_t n) {
   return false;
 }
 
+// Whether A's broadcasts of a K loop unrolled whole stay within the registers
+// a block leaves. Unrolled whole, they no longer vary in a loop over a band's
+// blocks along N where no batch entry loop lies between (one entry, or
+// single-entry chunks outside the bands), and LLVM hoists them out of it:
+// past the registers, they go to the stack and come back at every block.
+bool wholeKBroadcastsFit(const Problem& problem, const RegisterBlockPlan& plan, std::int64_t registers) {
+  const bool entries_inside_blocks = problem.batch > 1 && plan.batch_chunk != 1;
+  if (entries_inside_blocks) return true;
+  for (const RowBand& band : plan.bands)
+    for (const ColumnPanel& panel : band.panels) {
+      const bool repeats = panel.size > panel.blockColumns();
+      if (repeats && registersFor(band.rows, plan.blockVectors(panel)) + band.rows * plan.k_steps > registers)
+        return false;
+    }
+  return true;
+}
+
 // Batch entries that take the widest block about kPrefetchLeadCycles; none
 // without a batch to look ahead in.
 std::int64_t autoPrefetchDistance(const Problem& problem, const RegisterBlockPlan& plan) {
@@ -292,8 +309,10 @@ RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& sch
   // ones by 2, which halves the loop's own instructions per FMA: level with
   // one step where the core is the kernel's alone, 1-3% ahead of it in the
   // VM's slow spells (gate suite, 20 interleaved runs); by 4 to 16 the body
-  // grows and gained nothing.
-  if (plan.k_steps <= kFullyUnrolledKSteps)
+  // grows and gained nothing. Nor is it unrolled whole where A's broadcasts
+  // would spill (wholeKBroadcastsFit; bf16 13x187x16 b1: 0.70 -> 0.94x
+  // libxsmm, f32 8x256x8 b1 1.01 -> 1.57x).
+  if (plan.k_steps <= kFullyUnrolledKSteps && wholeKBroadcastsFit(problem, plan, vectorRegisters(schedule.isa)))
     plan.k_unroll = plan.k_steps;
   else
     plan.k_unroll = 2;

@@ -309,6 +309,36 @@ TEST(RegisterBlockPlan, SaysWhetherAChunkStaysInL2) {
   EXPECT_FALSE(masked.chunk_fits_l2);
 }
 
+// A short K loop is unrolled whole, unless a band repeats its block along N
+// with no batch entry loop between, where A's broadcasts of the whole K would
+// be hoisted out of the blocks' loop past the registers.
+TEST(RegisterBlockPlan, ShortKLoopsUnrollWholeWhereTheBroadcastsFit) {
+  const Schedule& s = selectSchedule(Isa::Avx512, DType::F32);
+  EXPECT_EQ(planRegisterBlocks(brgemm(8, 32, 8, 1), s).k_unroll, 8);  // one block
+  const CacheSizes caches{48 * 1024, 1024 * 1024};
+  const RegisterBlockPlan entries_inside = planRegisterBlocks(brgemm(8, 256, 8, 2), s, caches);
+  ASSERT_EQ(entries_inside.batch_chunk, 0);  // the entries' loop inside the blocks'
+  EXPECT_EQ(entries_inside.k_unroll, 8);
+  // 8x32 blocks along 256: 16 accumulators, 2 B vectors, a broadcast, and 8 x 8 hoisted.
+  EXPECT_EQ(planRegisterBlocks(brgemm(8, 256, 8, 1), s, caches).k_unroll, 2);
+  // The same in single-entry chunks, outside the bands: 32 KiB an entry.
+  const RegisterBlockPlan chunked = planRegisterBlocks(brgemm(8, 256, 8, 4), s, {32 * 1024, 1024 * 1024});
+  ASSERT_EQ(chunked.batch_chunk, 1);
+  EXPECT_EQ(chunked.k_unroll, 2);
+  // 4x32 blocks along 128: 8 accumulators, 2 B vectors, a broadcast, and 4 x 4 hoisted.
+  const RegisterBlockPlan fits =
+      planRegisterBlocks(brgemm(8, 128, 4, 1), selectSchedule(Isa::Avx512, DType::F32, "avx512.f32.4x32"));
+  ASSERT_EQ(fits.bands.front().rows, 4);
+  ASSERT_EQ(fits.bands.front().panels.front().cols, 32);
+  ASSERT_EQ(fits.bands.front().panels.front().size, 128);
+  ASSERT_EQ(fits.split.ways, 1);
+  EXPECT_EQ(fits.k_unroll, 4);
+  const Schedule& bf16 = selectSchedule(Isa::Avx512Bf16, DType::BF16);
+  Problem p = brgemm(13, 187, 16, 1);
+  p.dtype = DType::BF16;
+  EXPECT_EQ(planRegisterBlocks(p, bf16).k_unroll, 2);  // 13 x 8 pairs hoisted
+}
+
 TEST(RegisterBlockPlan, SmallBlocksSplitTheReductionIntoPartialSums) {
   const Schedule& s = selectSchedule(Isa::Avx512, DType::F32);
   const RegisterBlockPlan batch_split = planRegisterBlocks(brgemm(4, 16, 32, 32), s);  // 4 accumulators
