@@ -480,6 +480,8 @@ std::string MlirCompiler::cacheKey(const Source& source, const Problem& p, const
       {"payload", source.payload},
       {"transform script", source.schedule.script},
       {"batch prefetch distance", std::to_string(source.amx ? 0 : source.plan.prefetch_distance)},
+      {"batch prefetch of B, K steps ahead of vector FMAs", std::to_string(source.amx ? 0 : source.plan.prefetch_ahead_fmas)},
+      {"batch prefetch of B, first band only", source.plan.chunk_fits_l2 ? "where bands repeat" : "no"},
       {"bufferize", kBufferizePipeline},
       {"to llvm", kToLlvmPipeline},
       {"flatten bf16 transfers", "512 bits"},
@@ -536,7 +538,9 @@ MlirCompiler::Lowered MlirCompiler::lower(const Source& source, const Problem& p
   mergeCoveringWriteChains(*module);
   runPipeline(*module, kBufferizePipeline, "bufferization", fail);
   splitMergedWrites(*module);
-  insertBatchPrefetches(*module, {.distance = plan.prefetch_distance, .later_passes_hit_cache = plan.chunk_fits_l2});
+  insertBatchPrefetches(*module, {.distance = plan.prefetch_distance,
+                                  .later_passes_hit_cache = plan.chunk_fits_l2,
+                                  .ahead_fmas = plan.prefetch_ahead_fmas});
   const FusedEpilogue epilogue = fuseEpilogue(*module, p.mlp);
   const RoundedCStores rounding =
       roundCAtItsStores(*module, {.one_pass = plan.batch_chunk == 0 && plan.split.ways == 1,

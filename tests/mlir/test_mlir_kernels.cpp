@@ -11,6 +11,7 @@
 #include "kernels/mlir/mlir_backend.h"
 #include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_compiler.h"
+#include "kernels/mlir/vector/register_block_plan.h"
 #include "reference/compare.h"
 #include "operands/fill.h"
 #include "operands/bf16.h"
@@ -206,6 +207,21 @@ TEST(MlirStructure, PrefetchesAddNoScalarWorkToTheKLoop) {
   EXPECT_EQ(occurrences(loop, "prefetch"), 2 * 3u) << loop;
   EXPECT_EQ(occurrences(loop, "cmov"), 0u) << loop;
   EXPECT_EQ(occurrences(loop, "cmp"), 1u) << loop;  // the loop's own exit test
+}
+
+// The same where B's prefetch looks K steps ahead (an entry of 512 steps of
+// 4 cycles): its start is chosen and bounded outside the K loop too.
+TEST(MlirStructure, KStepPrefetchesAddNoScalarWorkToTheKLoop) {
+  mlir_backend::MlirCompiler compiler(Isa::Avx2, CacheSizes{});
+  const Problem p = test::makeProblem(16, 32, 512, 2, false, OpKind::Brgemm);
+  const mlir_backend::Schedule schedule = mlir_backend::selectSchedule(Isa::Avx2, DType::F32, "avx2.f32.4x16");
+  ASSERT_GT(mlir_backend::planRegisterBlocks(p, schedule).prefetch_ahead_fmas, 0);
+  const mlir_backend::CompilationStages stages = compiler.generate(p, schedule, mlir_backend::Lowering::Nanokernel);
+  const std::string loop = hottestBlock(stages.assembly);
+  ASSERT_EQ(occurrences(loop, "vfmadd"), 2 * 8u) << stages.assembly;
+  EXPECT_EQ(occurrences(loop, "prefetch"), 2 * 3u) << loop;
+  EXPECT_EQ(occurrences(loop, "cmov"), 0u) << loop;
+  EXPECT_EQ(occurrences(loop, "cmp"), 1u) << loop;
 }
 
 // Under beta 0, C split into row bands (one of them a loop over blocks) and a

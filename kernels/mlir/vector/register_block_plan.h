@@ -92,6 +92,10 @@ struct RegisterBlockPlan {
   std::int64_t kStepCopies() const;
   // Batch entries ahead the kernel prefetches A and B from (batch_prefetch.h: which lines, on which passes); 0: none.
   std::int64_t prefetch_distance = 0;
+  // Where one entry takes far longer than the prefetch's lead: B's lines as
+  // many K steps ahead instead, across entries, as take a block this many
+  // vector FMAs (or dot products); 0: `prefetch_distance` entries ahead.
+  std::int64_t prefetch_ahead_fmas = 0;
   NanokernelKind nanokernel = NanokernelKind::Fma;  // the schedule's
   std::int64_t vector_lanes = 1;                    // the schedule's (for C conversions)
   EdgeForm edges = EdgeForm::MaskedVector;

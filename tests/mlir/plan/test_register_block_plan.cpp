@@ -265,10 +265,26 @@ TEST(RegisterBlockPlan, PrefetchLooksAheadAboutFiveHundredCycles) {
   EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 64, 16), s).prefetch_distance, 1);  // 64 x 8
   EXPECT_EQ(planRegisterBlocks(brgemm(4, 16, 32, 32), s).prefetch_distance, 4);   // 32 x 2 (split in 2: x 4)
   EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 64, 1), s).prefetch_distance, 0);
+  EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 64, 16), s).prefetch_ahead_fmas, 0);  // an entry is 512 cycles
   s.prefetch_distance = 3;
   EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 64, 16), s).prefetch_distance, 3);
   s.prefetch_distance = 0;
   EXPECT_EQ(planRegisterBlocks(brgemm(32, 32, 32, 32), s).prefetch_distance, 0);
+}
+
+// Where one entry takes the widest block more than twice the lead, B's
+// prefetch looks ahead as many K steps as take a block the lead (512 cycles,
+// 1024 vector FMAs) rather than a whole entry; an explicit distance keeps
+// whole entries.
+TEST(RegisterBlockPlan, PrefetchOfLongEntriesLooksAheadInKSteps) {
+  Schedule s = selectSchedule(Isa::Avx512, DType::F32);
+  const RegisterBlockPlan long_entries = planRegisterBlocks(brgemm(120, 85, 215, 16), s);  // 215 steps x 8 cycles
+  EXPECT_EQ(long_entries.prefetch_distance, 1);
+  EXPECT_EQ(long_entries.prefetch_ahead_fmas, 1024);
+  EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 128, 16), s).prefetch_ahead_fmas, 0);  // 1024 cycles: twice the lead
+  EXPECT_EQ(planRegisterBlocks(brgemm(64, 64, 512, 1), s).prefetch_ahead_fmas, 0);   // no batch, no prefetch
+  s.prefetch_distance = 2;
+  EXPECT_EQ(planRegisterBlocks(brgemm(120, 85, 215, 16), s).prefetch_ahead_fmas, 0);
 }
 
 TEST(RegisterBlockPlan, BatchesBeyondTheCacheBudgetRunInChunks) {

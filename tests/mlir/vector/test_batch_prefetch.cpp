@@ -60,7 +60,9 @@ Prefetches prefetchesIn(mlir::ModuleOp module, const std::string& function) {
   module.walk([&](mlir::memref::PrefetchOp prefetch) {
     auto owner = prefetch->getParentOfType<mlir::func::FuncOp>();
     if (owner.getSymName() != function) return;
-    (prefetch.getMemref() == owner.getArgument(1) ? found.of_b : found.of_a).push_back(prefetch);
+    mlir::Value viewed = prefetch.getMemref();  // an argument, or an argument seen flat
+    if (auto flat = viewed.getDefiningOp<mlir::memref::CollapseShapeOp>()) viewed = flat.getSrc();
+    (viewed == owner.getArgument(1) ? found.of_b : found.of_a).push_back(prefetch);
   });
   return found;
 }
@@ -134,6 +136,34 @@ TEST_F(BatchPrefetch, ChunksBeyondTheCachePrefetchBAheadOnEveryBand) {
   const mlir::OwningOpRef<mlir::ModuleOp> module = prefetched(false);
   ASSERT_TRUE(module);
   EXPECT_TRUE(bRunsAheadOnEveryPass(*module, "bands_outside"));
+}
+
+// K steps ahead: B seen flat, each read's line as many steps (of 32 elements)
+// on as take the block 24 vector FMAs (3 steps of 8 rows), across entries,
+// from a start chosen outside the K loop.
+TEST_F(BatchPrefetch, LongEntriesPrefetchBKStepsAheadAcrossEntries) {
+  mlir::OwningOpRef<mlir::ModuleOp> module = test::parseKernelIr(context_, kernelIr("k_steps", 8, false).c_str());
+  ASSERT_TRUE(module);
+  EXPECT_EQ(insertBatchPrefetches(*module, {.distance = 1, .later_passes_hit_cache = true, .ahead_fmas = 24}), 2);
+  ASSERT_TRUE(mlir::succeeded(mlir::verify(*module)));
+  Prefetches found = prefetchesIn(*module, "k_steps");
+  ASSERT_EQ(found.of_a.size(), 1u);
+  ASSERT_EQ(found.of_b.size(), 1u);
+  mlir::memref::PrefetchOp b_prefetch = found.of_b.front();
+  ASSERT_TRUE(b_prefetch.getMemref().getDefiningOp<mlir::memref::CollapseShapeOp>()) << "B is not seen flat";
+  auto address = b_prefetch.getIndices()[0].getDefiningOp<mlir::arith::AddIOp>();
+  ASSERT_TRUE(address);
+  auto step = address.getRhs().getDefiningOp<mlir::arith::MulIOp>();
+  ASSERT_TRUE(step);
+  EXPECT_EQ(step.getLhs(), enclosingInduction(b_prefetch, 1));  // k
+  EXPECT_EQ(mlir::getConstantIntValue(step.getRhs()), 32);      // a row of B
+  auto start = address.getLhs().getDefiningOp<mlir::arith::MinSIOp>();
+  ASSERT_TRUE(start);
+  auto ahead = start.getLhs().getDefiningOp<mlir::arith::AddIOp>();
+  ASSERT_TRUE(ahead);
+  EXPECT_EQ(mlir::getConstantIntValue(ahead.getRhs()), 3 * 32);
+  // B has 4 x 8 x 32 elements: the last start whose 8 steps stay in B.
+  EXPECT_EQ(mlir::getConstantIntValue(start.getRhs()), 4 * 8 * 32 - 1 - 7 * 32);
 }
 
 // A block of 3 rows uses each B line for 3 FMAs and streams B faster than

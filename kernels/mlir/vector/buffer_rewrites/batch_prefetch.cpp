@@ -134,12 +134,48 @@ mlir::Value firstPassOverChunk(mlir::vector::TransferReadOp read, PrefetchWriter
 // chosen above; the other passes prefetch the line they read (leaving them
 // without would take a second copy of the loop: a prefetch of a line in L1
 // costs an issue slot, measured as noise).
-std::int64_t prefetchB(const Reads& reads, const Operands& operands, const BatchPrefetch& settings) {
+// B seen flat: the line `steps` K steps ahead of each read's, across entries
+// (B's entries follow each other), clamped so that no step passes B's end.
+void prefetchBStepsAhead(mlir::vector::TransferReadOp read, const Operands& operands, mlir::Value b_flat,
+                         std::int64_t steps, mlir::Value first, PrefetchWriter& w) {
+  const auto b_type = llvm::cast<mlir::MemRefType>(operands.b.getType());
+  mlir::OpBuilder& b = w.builder();
+  const mlir::Location loc = w.loc();
+  auto mul = [&](mlir::Value x, std::int64_t by) { return mlir::arith::MulIOp::create(b, loc, x, w.constant(by)); };
+  const std::int64_t k_rows = b_type.getDimSize(1);
+  std::int64_t row_elements = 1;
+  for (std::int64_t d = 2; d < b_type.getRank(); ++d) row_elements *= b_type.getDimSize(d);
+  const mlir::ValueRange indices = read.getIndices();
+  // The read's element without its K step: entry, then the column (and pair).
+  mlir::Value rest = w.constant(0);
+  for (std::int64_t d = 2; d < b_type.getRank(); ++d) rest = w.add(mul(rest, b_type.getDimSize(d)), indices[d]);
+  const mlir::Value current = w.add(mul(indices[0], k_rows * row_elements), rest);
+  const std::int64_t last = b_type.getNumElements() - 1;
+  mlir::Value start = mlir::arith::MinSIOp::create(b, loc, w.add(current, w.constant(steps * row_elements)),
+                                                   w.constant(last - (k_rows - 1) * row_elements));
+  if (first) start = mlir::arith::SelectOp::create(b, loc, first, start, current);
+  w.prefetch(b_flat, {w.add(start, mul(indices[1], row_elements))});
+}
+
+// B: the line each vector read takes, `distance` entries ahead (or K steps
+// ahead, where an entry takes far longer than the lead), on the passes chosen
+// above; the other passes prefetch the line they read (leaving them without
+// would take a second copy of the loop: a prefetch of a line in L1 costs an
+// issue slot, measured as noise).
+std::int64_t prefetchB(const Reads& reads, std::int64_t block_rows, std::int64_t block_steps, const Operands& operands,
+                       const BatchPrefetch& settings, mlir::Value b_flat) {
+  // B's vectors per K step: its reads over the K steps of the loop's body.
+  const std::int64_t step_fmas = block_rows * std::max<std::int64_t>(1, std::int64_t(reads.size()) / block_steps);
   for (mlir::vector::TransferReadOp read : reads) {
     PrefetchWriter writer(read, operands);
+    const mlir::Value first = firstPassOverChunk(read, writer, settings.later_passes_hit_cache);
+    if (settings.ahead_fmas > 0) {
+      const std::int64_t steps = (settings.ahead_fmas + step_fmas - 1) / step_fmas;
+      prefetchBStepsAhead(read, operands, b_flat, steps, first, writer);
+      continue;
+    }
     llvm::SmallVector<mlir::Value> indices(read.getIndices());
     const mlir::Value ahead = writer.entryAhead(indices[0], settings.distance);
-    const mlir::Value first = firstPassOverChunk(read, writer, settings.later_passes_hit_cache);
     indices[0] = first ? mlir::arith::SelectOp::create(writer.builder(), writer.loc(), first, ahead, indices[0]).getResult()
                        : ahead;
     writer.prefetch(operands.b, indices);
@@ -192,8 +228,8 @@ std::int64_t prefetchA(const std::vector<Step>& steps, const Operands& operands,
   return std::int64_t(steps.size());
 }
 
-// A as one dimension, made at the start of the function.
-mlir::Value flatA(mlir::func::FuncOp function, mlir::Value a) {
+// An operand (A, B) as one dimension, made at the start of the function.
+mlir::Value flatView(mlir::func::FuncOp function, mlir::Value a) {
   mlir::OpBuilder builder(function.getBody());
   const auto type = llvm::cast<mlir::MemRefType>(a.getType());
   mlir::ReassociationIndices all;
@@ -222,14 +258,16 @@ std::int64_t insertBatchPrefetches(mlir::ModuleOp module, const BatchPrefetch& s
       if (read.getBase() == operands.a) by_block[read->getBlock()].first.push_back(read);
       if (read.getBase() == operands.b) by_block[read->getBlock()].second.push_back(read);
     });
-    mlir::Value a_flat;
+    mlir::Value a_flat, b_flat;
     for (const auto& [block, reads] : by_block) {
       if (reads.first.empty() || reads.second.empty()) continue;  // not a reduction step's code
-      if (!a_flat) a_flat = flatA(function, operands.a);
+      if (!a_flat) a_flat = flatView(function, operands.a);
+      if (!b_flat && settings.ahead_fmas > 0) b_flat = flatView(function, operands.b);
       const std::vector<Step> steps = stepsOf(reads.first);
       inserted += prefetchA(steps, operands, a_flat, distance);
-      if (std::int64_t(steps.front().a_reads.size()) >= kMinRowsToPrefetchB)
-        inserted += prefetchB(reads.second, operands, settings);
+      const std::int64_t block_rows = std::int64_t(steps.front().a_reads.size());
+      if (block_rows >= kMinRowsToPrefetchB)
+        inserted += prefetchB(reads.second, block_rows, std::int64_t(steps.size()), operands, settings, b_flat);
     }
   });
   return inserted;

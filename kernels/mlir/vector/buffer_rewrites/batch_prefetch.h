@@ -28,6 +28,9 @@ struct BatchPrefetch {
   // Whether a row band's pass over a batch chunk (the whole batch where not
   // chunked) finds B in cache after the first band's.
   bool later_passes_hit_cache = false;
+  // B's lines as many K steps ahead instead (across entries) as take a block
+  // this many vector FMAs; 0: `distance` entries ahead.
+  std::int64_t ahead_fmas = 0;
 };
 
 // Returns the number of prefetches inserted.
