@@ -135,12 +135,13 @@ std::vector<std::string> settingCandidates(const std::string& name, const std::v
   if (name.find(":gemm=") != std::string::npos) current.gemm_block = leader.gemm_block;
   current.edge_rows = leader.edge_rows;
   current.prefetch_distance = leader.prefetch_distance;
-  // What a kernel of `s` looks like on each problem: its blocks and prefetch distance.
+  // What a kernel of `s` looks like on each problem: its blocks and prefetch.
   auto kernels = [&](const Schedule& s) {
     std::vector<std::string> shapes;
     for (const Problem& p : problems) {
       const RegisterBlockPlan plan = planRegisterBlocks(blockKernelOf(p, s, caches), s, caches);
-      shapes.push_back(describeRegisterBlocks(plan) + "/" + std::to_string(plan.prefetch_distance));
+      shapes.push_back(describeRegisterBlocks(plan) + "/" + std::to_string(plan.prefetch_distance) + "/" +
+                       std::to_string(plan.prefetch_ahead_fmas));
     }
     return shapes;
   };

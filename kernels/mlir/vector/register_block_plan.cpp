@@ -328,8 +328,8 @@ RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& sch
   // one step where the core is the kernel's alone, 1-3% ahead of it in the
   // VM's slow spells (gate suite, 20 interleaved runs); by 4 to 16 the body
   // grows and gained nothing. Nor is it unrolled whole where A's broadcasts
-  // would spill (wholeKBroadcastsFit; bf16 13x187x16 b1: 0.70 -> 0.94x
-  // libxsmm, f32 8x256x8 b1 1.01 -> 1.57x).
+  // would spill (wholeKBroadcastsFit; bf16 13x187x16 b1: 0.70 -> 0.99-1.09x
+  // libxsmm, f32 8x256x8 b1 0.76-1.01 -> 1.17-1.58x).
   if (plan.k_steps <= kFullyUnrolledKSteps && wholeKBroadcastsFit(problem, plan, vectorRegisters(schedule.isa)))
     plan.k_unroll = plan.k_steps;
   else

@@ -127,6 +127,8 @@ EdgeForm edgeFormOf(NanokernelKind kind);
 // take about 512 cycles of the widest block (1 to 4): far enough to hide a
 // memory access, near enough to stay in cache (on the Zen 5 VM, cold gate
 // suite: 32^3 b32 best at 2 entries of 256 cycles, 64^3 b16 at 1 of 512).
+// Where one entry takes more than twice that, B's lines the same 512 cycles
+// ahead in K steps, across entries (prefetch_ahead_fmas).
 // A kernel with an epilogue (an mlp layer's block) is neither chunked nor split:
 // its epilogue is fused into the one pass's stores of C (fused_epilogue.h).
 // Batch chunks (see batch_chunk) only where no edge is masked: a chunk ends with

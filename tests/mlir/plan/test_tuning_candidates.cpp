@@ -120,8 +120,13 @@ TEST(TuningCandidates, SettingsAreMeasuredWhereTheyChangeTheKernel) {
   }));  // 64 rows: whole blocks
   for (const char* name : {"avx512.f32.8x32:prefetch=0", "avx512.f32.8x32:prefetch=2", "avx512.f32.8x32:prefetch=4"})
     EXPECT_NE(std::find(streamed.begin(), streamed.end(), name), streamed.end()) << name;
-  // Its analytic distance (1: 256 steps of 8 cycles) is not measured twice.
-  EXPECT_EQ(std::find(streamed.begin(), streamed.end(), "avx512.f32.8x32:prefetch=1"), streamed.end());
+  // Its analytic prefetch looks K steps ahead (an entry is 256 steps of 8
+  // cycles): a whole entry ahead is another kernel, measured too.
+  EXPECT_NE(std::find(streamed.begin(), streamed.end(), "avx512.f32.8x32:prefetch=1"), streamed.end());
+  // An analytic distance of one entry (128 steps of 8 cycles) is not measured twice.
+  const std::vector<std::string> shorter = settingCandidates("avx512.f32.8x32", {brgemm(64, 64, 128, 64)}, kCaches);
+  EXPECT_NE(std::find(shorter.begin(), shorter.end(), "avx512.f32.8x32:prefetch=2"), shorter.end());
+  EXPECT_EQ(std::find(shorter.begin(), shorter.end(), "avx512.f32.8x32:prefetch=1"), shorter.end());
   for (const std::string& name : streamed) EXPECT_NO_THROW(parseScheduleSpec(name)) << name;
   EXPECT_TRUE(settingCandidates("amx.bf16.32x32", {brgemm(64, 64, 256, 64, DType::BF16)}, kCaches).empty());
 }

@@ -130,12 +130,9 @@ mlir::Value firstPassOverChunk(mlir::vector::TransferReadOp read, PrefetchWriter
   return first;
 }
 
-// B: the line each vector read takes, `distance` entries ahead, on the passes
-// chosen above; the other passes prefetch the line they read (leaving them
-// without would take a second copy of the loop: a prefetch of a line in L1
-// costs an issue slot, measured as noise).
 // B seen flat: the line `steps` K steps ahead of each read's, across entries
-// (B's entries follow each other), clamped so that no step passes B's end.
+// (B's entries follow each other), the start clamped to the read's column of
+// the last entry's first row, so that no step passes B's end.
 void prefetchBStepsAhead(mlir::vector::TransferReadOp read, const Operands& operands, mlir::Value b_flat,
                          std::int64_t steps, mlir::Value first, PrefetchWriter& w) {
   const auto b_type = llvm::cast<mlir::MemRefType>(operands.b.getType());
@@ -150,9 +147,9 @@ void prefetchBStepsAhead(mlir::vector::TransferReadOp read, const Operands& oper
   mlir::Value rest = w.constant(0);
   for (std::int64_t d = 2; d < b_type.getRank(); ++d) rest = w.add(mul(rest, b_type.getDimSize(d)), indices[d]);
   const mlir::Value current = w.add(mul(indices[0], k_rows * row_elements), rest);
-  const std::int64_t last = b_type.getNumElements() - 1;
-  mlir::Value start = mlir::arith::MinSIOp::create(b, loc, w.add(current, w.constant(steps * row_elements)),
-                                                   w.constant(last - (k_rows - 1) * row_elements));
+  const mlir::Value last_entry = w.add(rest, w.constant((b_type.getDimSize(0) - 1) * k_rows * row_elements));
+  mlir::Value start =
+      mlir::arith::MinSIOp::create(b, loc, w.add(current, w.constant(steps * row_elements)), last_entry);
   if (first) start = mlir::arith::SelectOp::create(b, loc, first, start, current);
   w.prefetch(b_flat, {w.add(start, mul(indices[1], row_elements))});
 }

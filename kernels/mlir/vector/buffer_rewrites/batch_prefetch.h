@@ -5,7 +5,9 @@
 // reads of A and B are plain transfers of its arguments:
 //  - in blocks of at least 4 rows (fewer stream B faster than prefetches
 //    help), before each read of a B vector (one cache line), a prefetch of
-//    the same line `distance` entries ahead; where a loop over row bands
+//    the same line `distance` entries ahead (or, where an entry takes far
+//    longer than a prefetch's lead, `ahead_fmas`' worth of K steps ahead,
+//    across entries, on B seen flat); where a loop over row bands
 //    walks a batch chunk's entries again and again and the chunk stays in
 //    cache, only its first band runs ahead, and later bands prefetch the line
 //    they read;
