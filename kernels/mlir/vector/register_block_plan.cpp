@@ -330,8 +330,11 @@ RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& sch
   // grows and gained nothing. Nor is it unrolled whole where A's broadcasts
   // would spill (wholeKBroadcastsFit; bf16 13x187x16 b1: 0.70 -> 0.99-1.09x
   // libxsmm, f32 8x256x8 b1 0.76-1.01 -> 1.17-1.58x).
-  if (plan.k_steps <= kFullyUnrolledKSteps && wholeKBroadcastsFit(problem, plan, vectorRegisters(schedule.isa)))
+  const bool short_k = plan.k_steps <= kFullyUnrolledKSteps;
+  if (short_k && wholeKBroadcastsFit(problem, plan, vectorRegisters(schedule.isa)))
     plan.k_unroll = plan.k_steps;
+  else if (short_k && plan.k_steps < 4)
+    plan.k_unroll = 1;  // by 2, a loop of 2 or 3 steps would leave no loop at all
   else
     plan.k_unroll = 2;
   if (schedule.prefetch_distance == kAutoPrefetch) {

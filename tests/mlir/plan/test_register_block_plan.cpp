@@ -353,6 +353,10 @@ TEST(RegisterBlockPlan, ShortKLoopsUnrollWholeWhereTheBroadcastsFit) {
   Problem p = brgemm(13, 187, 16, 1);
   p.dtype = DType::BF16;
   EXPECT_EQ(planRegisterBlocks(p, bf16).k_unroll, 2);  // 13 x 8 pairs hoisted
+  // 2 or 3 steps stay a loop of one step: unrolled by 2, no loop would be left.
+  EXPECT_EQ(planRegisterBlocks(brgemm(8, 256, 3, 1), s, caches).k_unroll, 1);
+  p.k = 4;
+  EXPECT_EQ(planRegisterBlocks(p, bf16).k_unroll, 1);
 }
 
 TEST(RegisterBlockPlan, SmallBlocksSplitTheReductionIntoPartialSums) {
