@@ -218,21 +218,19 @@ bool wholeKBroadcastsFit(const Problem& problem, const RegisterBlockPlan& plan, 
   return true;
 }
 
-// Cycles of one K step of the widest block.
-std::int64_t widestStepCycles(const RegisterBlockPlan& plan) {
+// Cycles of one batch entry (the K loop) of the widest block, at least 1.
+std::int64_t widestEntryCycles(const RegisterBlockPlan& plan) {
   std::int64_t widest = 1;
   for (const RowBand& row_band : plan.bands)
-    for (const ColumnPanel& panel : row_band.panels)
-      widest = std::max(widest, row_band.rows * plan.blockVectors(panel) * plan.split.ways);
-  return ceilDiv(widest, kVectorOpsPerCycle);
+    widest = std::max(widest, row_band.rows * widestBlockVectors(row_band.panels, plan) * plan.split.ways);
+  return std::max<std::int64_t>(1, plan.k_steps * ceilDiv(widest, kVectorOpsPerCycle));
 }
 
 // Batch entries that take the widest block about kPrefetchLeadCycles; none
 // without a batch to look ahead in.
 std::int64_t autoPrefetchDistance(const Problem& problem, const RegisterBlockPlan& plan) {
   if (problem.batch < 2) return 0;
-  const std::int64_t entry_cycles = std::max<std::int64_t>(1, plan.k_steps * widestStepCycles(plan));
-  return std::clamp<std::int64_t>(ceilDiv(kPrefetchLeadCycles, entry_cycles), 1, kMaxPrefetchDistance);
+  return std::clamp<std::int64_t>(ceilDiv(kPrefetchLeadCycles, widestEntryCycles(plan)), 1, kMaxPrefetchDistance);
 }
 
 // Where one entry takes the widest block more than twice the lead, a whole
@@ -244,7 +242,7 @@ std::int64_t autoPrefetchDistance(const Problem& problem, const RegisterBlockPla
 // entry ahead).
 std::int64_t autoPrefetchAheadFmas(const RegisterBlockPlan& plan) {
   if (plan.prefetch_distance == 0) return 0;
-  if (plan.k_steps * widestStepCycles(plan) <= 2 * kPrefetchLeadCycles) return 0;
+  if (widestEntryCycles(plan) <= 2 * kPrefetchLeadCycles) return 0;
   return kPrefetchLeadCycles * kVectorOpsPerCycle;
 }
 

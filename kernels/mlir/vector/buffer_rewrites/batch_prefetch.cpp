@@ -163,9 +163,12 @@ std::int64_t prefetchB(const Reads& reads, std::int64_t block_rows, std::int64_t
                        const BatchPrefetch& settings, mlir::Value b_flat) {
   // B's vectors per K step: its reads over the K steps of the loop's body.
   const std::int64_t step_fmas = block_rows * std::max<std::int64_t>(1, std::int64_t(reads.size()) / block_steps);
+  // The block's reads share its loops (their columns differ by constants): the
+  // pass test is made once, at the first, which dominates the others.
+  PrefetchWriter first_writer(reads.front(), operands);
+  const mlir::Value first = firstPassOverChunk(reads.front(), first_writer, settings.later_passes_hit_cache);
   for (mlir::vector::TransferReadOp read : reads) {
     PrefetchWriter writer(read, operands);
-    const mlir::Value first = firstPassOverChunk(read, writer, settings.later_passes_hit_cache);
     if (settings.ahead_fmas > 0) {
       const std::int64_t steps = (settings.ahead_fmas + step_fmas - 1) / step_fmas;
       prefetchBStepsAhead(read, operands, b_flat, steps, first, writer);
