@@ -1,5 +1,7 @@
 #include "kernels/mlir/vector/schedule_cleanups.h"
 
+#include "kernels/mlir/vector/rewrites/read_sinking.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -8,7 +10,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
-#include "mlir/Dialect/X86Vector/Transforms.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/CSE.h"
@@ -17,9 +18,10 @@
 namespace nkbench::mlir_backend {
 namespace {
 
+// The pattern groups of a cleanup; the reads' sinking is a walk of its own.
 unsigned bitsOf(const ScheduleCleanup& cleanup) {
   return (cleanup.fold_tensor_subsets ? 1u : 0u) | (cleanup.fold_arith_extension ? 2u : 0u) |
-         (cleanup.sink_vector_producers ? 4u : 0u) | (cleanup.lower_multi_reduction ? 8u : 0u);
+         (cleanup.lower_multi_reduction ? 4u : 0u);
 }
 
 // What transform.apply_patterns.canonicalization gathers: every loaded dialect's
@@ -50,7 +52,6 @@ const mlir::FrozenRewritePatternSet& ScheduleCleanupRunner::patternsFor(const Sc
   mlir::RewritePatternSet patterns(&context_);
   if (cleanup.fold_tensor_subsets) mlir::tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
   if (cleanup.fold_arith_extension) mlir::vector::populateFoldArithExtensionPatterns(patterns);
-  if (cleanup.sink_vector_producers) mlir::x86vector::populateSinkVectorProducerOpsPatterns(patterns);
   if (cleanup.lower_multi_reduction)
     mlir::vector::populateVectorMultiReductionLoweringPatterns(patterns,
                                                                mlir::vector::VectorMultiReductionLowering::InnerParallel);
@@ -66,6 +67,7 @@ mlir::LogicalResult ScheduleCleanupRunner::apply(mlir::ModuleOp module, const Sc
   mlir::IRRewriter rewriter(&context_);
   for (mlir::func::FuncOp function : module.getOps<mlir::func::FuncOp>()) {
     if (mlir::failed(mlir::applyPatternsGreedily(function, patterns, config))) return mlir::failure();
+    if (cleanup.sink_vector_producers) sinkTensorReadsToFirstUse(function);
     mlir::DominanceInfo dominance;
     mlir::eliminateCommonSubExpressions(rewriter, dominance, function);
   }

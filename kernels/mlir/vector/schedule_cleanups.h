@@ -1,6 +1,7 @@
 // The clean-ups between and after the transform script's sequences
 // (ScheduleCleanup in transform_script.h): greedy canonicalization with the
-// groups a schedule asks for, then CSE, as transform.apply_patterns and
+// groups a schedule asks for, the reads' sinking where asked
+// (rewrites/read_sinking.h), then CSE, as transform.apply_patterns and
 // transform.apply_cse would apply them, but with each pattern set frozen once
 // per compiler and without region simplification. That halved what the two
 // clean-ups cost a kernel's schedule, and leaves the machine code as it was.

@@ -366,10 +366,10 @@ std::string ScheduleCleanup::describe() const {
   std::vector<std::string> patterns;
   if (fold_tensor_subsets) patterns.emplace_back("tensor.fold_tensor_subset_ops_into_vector_transfers");
   if (fold_arith_extension) patterns.emplace_back("vector.fold_arith_extension");
-  if (sink_vector_producers) patterns.emplace_back("x86vector.sink_vector_producer_ops");
   if (lower_multi_reduction) patterns.emplace_back("vector.lower_multi_reduction innerparallel");
   patterns.emplace_back("canonicalization");
-  return fmt::format("{}, then CSE", fmt::join(patterns, " + "));
+  return fmt::format("{}, {}then CSE", fmt::join(patterns, " + "),
+                     sink_vector_producers ? "then tensor reads sunk to their first users in program order, " : "");
 }
 
 }  // namespace nkbench::mlir_backend

@@ -22,14 +22,14 @@ enum class Lowering {
 };
 
 // What the compiler applies to the payload after one of the script's sequences:
-// canonicalization with these pattern groups, then CSE. As transform.apply_patterns,
+// canonicalization with these pattern groups (and the reads' sinking), then CSE. As transform.apply_patterns,
 // it would gather every dialect's canonicalization patterns on each run (as costly
 // as applying them) and simplify regions, which finds nothing in a kernel of
 // structured loops (schedule_cleanups.h).
 struct ScheduleCleanup {
   bool fold_tensor_subsets = false;    // tensor slices folded into the transfers that read and write them
   bool fold_arith_extension = false;   // bf16: the widening to f32 folded into the contraction
-  bool sink_vector_producers = false;  // x86vector: each operand's load moved next to its nanokernel
+  bool sink_vector_producers = false;  // each operand's read moved next to its nanokernel (read_sinking.h)
   bool lower_multi_reduction = false;  // a split reduction's partial sums added lane-parallel
   // "... + canonicalization, then CSE", as the script's comments name it.
   std::string describe() const;
