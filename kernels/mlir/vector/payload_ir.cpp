@@ -13,15 +13,22 @@ std::string splitContraction(const Problem& p, const ReductionSplit& split, cons
                              const std::string& b) {
   const std::int64_t ways = split.ways;
   const bool over_batch = split.dim == ReductionSplit::Dim::Batch;
-  const std::string a4 = over_batch ? fmt::format("{}x{}x{}x{}xf32", p.batch / ways, ways, p.m, p.k)
+  // Iteration dims (b, s, m, n, k), s the partial sum. Over the batch, each
+  // partial sum takes a contiguous run of entries (entry = s * batch/ways + b):
+  // one stream of B per sum that runs on from entry to entry, which the
+  // hardware prefetchers follow. Interleaved entries (b * ways + s) made each
+  // stream jump an entry at every turn: 0.74-0.92x libxsmm where B streams
+  // from L2 (f32 1x64x64 b16, 2x48x100 b8, 1x96x128 b8), 1.03-1.51x as runs. Over K, the
+  // sums take interleaved steps (k * ways + s): consecutive rows of B, one
+  // stream for all.
+  const std::string a4 = over_batch ? fmt::format("{}x{}x{}x{}xf32", ways, p.batch / ways, p.m, p.k)
                                     : fmt::format("{}x{}x{}x{}xf32", p.batch, p.m, p.k / ways, ways);
-  const std::string b4 = over_batch ? fmt::format("{}x{}x{}x{}xf32", p.batch / ways, ways, p.k, p.n)
+  const std::string b4 = over_batch ? fmt::format("{}x{}x{}x{}xf32", ways, p.batch / ways, p.k, p.n)
                                     : fmt::format("{}x{}x{}x{}xf32", p.batch, p.k / ways, ways, p.n);
   const char* a_groups = over_batch ? "[[0, 1], [2], [3]]" : "[[0], [1], [2, 3]]";
   const char* b_groups = over_batch ? "[[0, 1], [2], [3]]" : "[[0], [1, 2], [3]]";
-  // Iteration dims (b, s, m, n, k); index along the split dim = i * ways + s.
-  const char* a_map = over_batch ? "(b, s, m, n, k) -> (b, s, m, k)" : "(b, s, m, n, k) -> (b, m, k, s)";
-  const char* b_map = over_batch ? "(b, s, m, n, k) -> (b, s, k, n)" : "(b, s, m, n, k) -> (b, k, s, n)";
+  const char* a_map = over_batch ? "(b, s, m, n, k) -> (s, b, m, k)" : "(b, s, m, n, k) -> (b, m, k, s)";
+  const char* b_map = over_batch ? "(b, s, m, n, k) -> (s, b, k, n)" : "(b, s, m, n, k) -> (b, k, s, n)";
   const std::string partial = fmt::format("{}x{}x{}xf32", ways, p.m, p.n);
   auto shape = [](const std::string& type) { return type.substr(0, type.size() - 4); };
   auto dims = [&](const std::string& type) {
