@@ -56,8 +56,9 @@ struct RowBand {
   std::vector<ColumnPanel> panels;  // cover [0, N) left to right
 };
 
-// Splitting the reduction into `ways` interleaved partial sums (index = i*ways + s),
-// summed at the end: more independent FMA chains for blocks too small to hide
+// Splitting the reduction into `ways` partial sums, summed at the end (over the
+// batch each sum takes a run of entries, s * batch/ways + i; over K interleaved
+// steps, i * ways + s: payload_ir.cpp): more independent FMA chains for blocks too small to hide
 // FMA latency. It reassociates the sum, as libraries do for such shapes.
 struct ReductionSplit {
   enum class Dim { None, Batch, K };

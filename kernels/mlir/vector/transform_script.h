@@ -31,7 +31,8 @@ struct ScheduleCleanup {
   bool fold_arith_extension = false;   // bf16: the widening to f32 folded into the contraction
   bool sink_vector_producers = false;  // each operand's read moved next to its nanokernel (read_sinking.h)
   bool lower_multi_reduction = false;  // a split reduction's partial sums added lane-parallel
-  // "... + canonicalization, then CSE", as the script's comments name it.
+  // "... + canonicalization, [then tensor reads sunk ...,] then CSE", as the
+  // script's comments name it.
   std::string describe() const;
 };
 

@@ -18,9 +18,12 @@
 namespace nkbench::mlir_backend {
 
 // Moves every vector.transfer_read of a tensor under `root` to just before the
-// first op after it in its block that uses it. Reads of tensors have no memory
-// effects, so no move can pass a write they depend on; reads whose users all
-// lie in other blocks stay where they are. Returns the number of reads moved.
+// first op after it in its block that uses it. A read stays where it is when an
+// op before that user uses it inside one of its regions (moved past it, the
+// read would no longer dominate that use), or writes into the tensor it reads
+// (a destination-style op such as a transfer_write or insert_slice into it:
+// bufferized, the read would then need a copy of the tensor); so does a read
+// whose users all lie in other blocks. Returns the number of reads moved.
 std::int64_t sinkTensorReadsToFirstUse(mlir::Operation* root);
 
 }  // namespace nkbench::mlir_backend
