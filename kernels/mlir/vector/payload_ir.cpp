@@ -18,9 +18,9 @@ std::string splitContraction(const Problem& p, const ReductionSplit& split, cons
   // one stream of B per sum that runs on from entry to entry, which the
   // hardware prefetchers follow. Interleaved entries (b * ways + s) made each
   // stream jump an entry at every turn: 0.74-0.92x libxsmm where B streams
-  // from L2 (f32 1x64x64 b16, 2x48x100 b8, 1x96x128 b8), 1.03-1.51x as runs. Over K, the
-  // sums take interleaved steps (k * ways + s): consecutive rows of B, one
-  // stream for all.
+  // from L2 (f32 1x64x64 b16, 2x48x100 b8, 1x96x128 b8), 1.03-1.51x as runs.
+  // Over K, the sums take interleaved steps (k * ways + s): consecutive rows
+  // of B, one stream for all.
   const std::string a4 = over_batch ? fmt::format("{}x{}x{}x{}xf32", ways, p.batch / ways, p.m, p.k)
                                     : fmt::format("{}x{}x{}x{}xf32", p.batch, p.m, p.k / ways, ways);
   const std::string b4 = over_batch ? fmt::format("{}x{}x{}x{}xf32", ways, p.batch / ways, p.k, p.n)

@@ -56,10 +56,11 @@ struct RowBand {
   std::vector<ColumnPanel> panels;  // cover [0, N) left to right
 };
 
-// Splitting the reduction into `ways` partial sums, summed at the end (over the
-// batch each sum takes a run of entries, s * batch/ways + i; over K interleaved
-// steps, i * ways + s: payload_ir.cpp): more independent FMA chains for blocks too small to hide
-// FMA latency. It reassociates the sum, as libraries do for such shapes.
+// Splitting the reduction into `ways` partial sums, summed at the end: more
+// independent FMA chains for blocks too small to hide FMA latency. Over the
+// batch each sum takes a run of entries (s * batch/ways + i), over K
+// interleaved steps (i * ways + s; payload_ir.cpp). It reassociates the sum,
+// as libraries do for such shapes.
 struct ReductionSplit {
   enum class Dim { None, Batch, K };
   Dim dim = Dim::None;
