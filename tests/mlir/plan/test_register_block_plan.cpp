@@ -309,6 +309,9 @@ TEST(RegisterBlockPlan, BatchesBeyondTheCacheBudgetRunInChunks) {
   EXPECT_EQ(planRegisterBlocks(brgemm(16, 63, 64, 16), s, caches).batch_chunk, 0);
   // A block as wide as N reads B contiguously: the L2 budget.
   EXPECT_EQ(planRegisterBlocks(brgemm(32, 32, 64, 16), s, caches).batch_chunk, 0);  // 256 KiB
+  // One row of blocks reads each entry's B once: nothing for a chunk to keep.
+  EXPECT_EQ(planRegisterBlocks(brgemm(8, 64, 64, 32), s, caches).batch_chunk, 0);
+  EXPECT_EQ(planRegisterBlocks(brgemm(16, 64, 64, 32), s, caches).batch_chunk, 1);  // two bands
 }
 
 // Whether row bands after the first find a chunk's A and B (the batch's,
@@ -337,8 +340,8 @@ TEST(RegisterBlockPlan, ShortKLoopsUnrollWholeWhereTheBroadcastsFit) {
   EXPECT_EQ(entries_inside.k_unroll, 8);
   // 8x32 blocks along 256: 16 accumulators, 2 B vectors, a broadcast, and 8 x 8 hoisted.
   EXPECT_EQ(planRegisterBlocks(brgemm(8, 256, 8, 1), s, caches).k_unroll, 2);
-  // The same in single-entry chunks, outside the bands: 32 KiB an entry.
-  const RegisterBlockPlan chunked = planRegisterBlocks(brgemm(8, 256, 8, 4), s, {32 * 1024, 1024 * 1024});
+  // The same in single-entry chunks outside two bands: half of a 32 KiB L1 holds one entry.
+  const RegisterBlockPlan chunked = planRegisterBlocks(brgemm(16, 256, 8, 4), s, {32 * 1024, 1024 * 1024});
   ASSERT_EQ(chunked.batch_chunk, 1);
   EXPECT_EQ(chunked.k_unroll, 2);
   // 4x32 blocks along 128: 8 accumulators, 2 B vectors, a broadcast, and 4 x 4 hoisted.
