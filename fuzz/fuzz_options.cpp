@@ -17,7 +17,7 @@
 #include "harness/core/problem.h"
 #include "harness/run/operand_sets.h"
 #include "harness/suite/shard.h"
-#include "kernels/mlir/schedule.h"
+#include "kernels/mlir/schedule/schedule.h"
 #include "reference/compare.h"
 #include "operands/fill.h"
 

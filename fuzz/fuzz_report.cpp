@@ -9,8 +9,8 @@
 #include "harness/compare/compare_report.h"
 #include "harness/compare/stored_run.h"
 #include "harness/merge/shard_merge.h"
-#include "harness/report/json_reader.h"
-#include "harness/report/json_writer.h"
+#include "harness/report/json/json_reader.h"
+#include "harness/report/json/json_writer.h"
 
 using namespace nkbench;
 

@@ -9,7 +9,7 @@
 #include "harness/report/atomic_file.h"
 #include "harness/report/console_table.h"
 #include "harness/report/csv_writer.h"
-#include "harness/report/json_writer.h"
+#include "harness/report/json/json_writer.h"
 
 namespace nkbench::cli {
 namespace {

@@ -17,7 +17,7 @@
 #include "harness/run/runner.h"
 #include "harness/tune/tuning_selection.h"
 #include "kernels/mlir/jit/kernel_cache.h"
-#include "kernels/mlir/schedule.h"
+#include "kernels/mlir/schedule/schedule.h"
 #include "kernels/registry.h"
 
 namespace nkbench::cli {

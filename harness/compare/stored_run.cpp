@@ -6,7 +6,7 @@
 #include <set>
 
 #include "harness/core/error.h"
-#include "harness/report/json_reader.h"
+#include "harness/report/json/json_reader.h"
 
 namespace nkbench {
 namespace {

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "harness/core/error.h"
-#include "harness/report/json_writer.h"
+#include "harness/report/json/json_writer.h"
 #include "harness/report/run_settings.h"
 #include "harness/suite/shard.h"
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/report/json_reader.h"
+#include "harness/report/json/json_reader.h"
 
 namespace nkbench {
 

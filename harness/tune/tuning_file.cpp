@@ -12,7 +12,7 @@
 
 #include "harness/core/error.h"
 #include "harness/report/atomic_file.h"
-#include "harness/report/json_value.h"
+#include "harness/report/json/json_value.h"
 
 namespace nkbench {
 namespace {

@@ -12,7 +12,7 @@
 #include "kernels/common/blocked_gemm.h"
 #include "kernels/common/blocked_mlp.h"
 #include "kernels/common/row_panels.h"
-#include "kernels/mlir/schedule.h"
+#include "kernels/mlir/schedule/schedule.h"
 
 namespace nkbench::mlir_backend {
 

@@ -16,7 +16,7 @@
 #include "kernels/mlir/amx/tile_state.h"
 #include "kernels/mlir/jit/compile_times.h"
 #include "kernels/mlir/nanokernel_check.h"
-#include "kernels/mlir/schedule.h"
+#include "kernels/mlir/schedule/schedule.h"
 #include "kernels/mlir/vector/transform_script.h"
 
 namespace mlir {

@@ -8,8 +8,8 @@
 #include "harness/compare/regression_check.h"
 #include "harness/compare/stored_run.h"
 #include "harness/core/error.h"
-#include "harness/report/json_reader.h"
-#include "harness/report/json_writer.h"
+#include "harness/report/json/json_reader.h"
+#include "harness/report/json/json_writer.h"
 
 namespace nkbench {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/mlir/kernel_problem.h"
-#include "kernels/mlir/schedule.h"
+#include "kernels/mlir/schedule/schedule.h"
 #include "kernels/mlir/vector/gemm_block_fit.h"
 #include "tests/support/test_problems.h"
 

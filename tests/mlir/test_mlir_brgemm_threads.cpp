@@ -12,7 +12,7 @@
 
 #include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_backend.h"
-#include "kernels/mlir/schedule.h"
+#include "kernels/mlir/schedule/schedule.h"
 #include "tests/backends/baseline_test_support.h"
 #include "tests/support/row_panel_layout.h"
 

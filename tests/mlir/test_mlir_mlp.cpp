@@ -13,7 +13,7 @@
 #include "harness/core/isa.h"
 #include "kernels/mlir/kernel_problem.h"
 #include "kernels/mlir/mlir_backend.h"
-#include "kernels/mlir/schedule.h"
+#include "kernels/mlir/schedule/schedule.h"
 #include "tests/support/mlp_test_support.h"
 
 namespace nkbench {

@@ -3,7 +3,7 @@
 #include <fstream>
 #include <set>
 
-#include "harness/report/gbench_json_writer.h"
+#include "harness/report/json/gbench_json_writer.h"
 #include "sample_rows.h"
 
 namespace nkbench {

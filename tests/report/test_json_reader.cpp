@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "harness/core/error.h"
-#include "harness/report/json_reader.h"
-#include "harness/report/json_writer.h"
+#include "harness/report/json/json_reader.h"
+#include "harness/report/json/json_writer.h"
 #include "sample_rows.h"
 
 namespace nkbench {

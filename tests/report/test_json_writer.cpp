@@ -4,7 +4,7 @@
 
 #include "harness/core/error.h"
 #include "harness/report/csv_writer.h"
-#include "harness/report/json_writer.h"
+#include "harness/report/json/json_writer.h"
 #include "sample_rows.h"
 
 namespace nkbench {

@@ -21,8 +21,8 @@
 #include "harness/core/error.h"
 #include "harness/host/omp_threads.h"
 #include "harness/host/pinning.h"
-#include "harness/report/json_reader.h"
-#include "harness/report/json_writer.h"
+#include "harness/report/json/json_reader.h"
+#include "harness/report/json/json_writer.h"
 #include "harness/run/isolation/fatal_signal_report.h"
 #include "harness/run/interrupt.h"
 

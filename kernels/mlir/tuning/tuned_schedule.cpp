@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "harness/core/error.h"
-#include "kernels/mlir/schedule.h"
+#include "kernels/mlir/schedule/schedule.h"
 #include "kernels/mlir/tuning/shape_class.h"
 
 namespace nkbench::mlir_backend {

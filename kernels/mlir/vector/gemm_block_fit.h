@@ -6,7 +6,7 @@
 
 #include "harness/core/problem.h"
 #include "harness/host/cache_info.h"
-#include "kernels/mlir/schedule.h"
+#include "kernels/mlir/schedule/schedule.h"
 
 namespace nkbench::mlir_backend {
 

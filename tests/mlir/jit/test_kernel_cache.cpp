@@ -15,7 +15,7 @@
 #include "kernels/mlir/jit/build_id.h"
 #include "kernels/mlir/jit/kernel_cache.h"
 #include "kernels/mlir/mlir_compiler.h"
-#include "kernels/mlir/schedule.h"
+#include "kernels/mlir/schedule/schedule.h"
 #include "tests/support/test_problems.h"
 
 namespace nkbench::mlir_backend {

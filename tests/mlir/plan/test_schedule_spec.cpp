@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/core/error.h"
-#include "kernels/mlir/schedule.h"
+#include "kernels/mlir/schedule/schedule.h"
 
 namespace nkbench::mlir_backend {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/report/json_writer.h"
+#include "harness/report/json/json_writer.h"
 
 #include "harness/report/atomic_file.h"
 

@@ -8,7 +8,7 @@
 
 #include "harness/core/error.h"
 #include "kernels/mlir/amx/amx_payload_ir.h"
-#include "kernels/mlir/schedule.h"
+#include "kernels/mlir/schedule/schedule.h"
 
 namespace nkbench::mlir_backend {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/report/gbench_json_writer.h"
+#include "harness/report/json/gbench_json_writer.h"
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
@@ -8,7 +8,7 @@
 
 #include "harness/core/statistics.h"
 #include "harness/report/atomic_file.h"
-#include "harness/report/json_writer.h"
+#include "harness/report/json/json_writer.h"
 
 namespace nkbench {
 namespace {

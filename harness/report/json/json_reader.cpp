@@ -1,4 +1,4 @@
-#include "harness/report/json_reader.h"
+#include "harness/report/json/json_reader.h"
 
 #include <charconv>
 
@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "harness/core/error.h"
-#include "harness/report/json_value.h"
+#include "harness/report/json/json_value.h"
 
 namespace nkbench {
 namespace {

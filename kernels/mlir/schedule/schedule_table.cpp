@@ -1,5 +1,5 @@
 #include "harness/core/error.h"
-#include "kernels/mlir/schedule.h"
+#include "kernels/mlir/schedule/schedule.h"
 
 #include <fmt/format.h>
 
