@@ -77,6 +77,37 @@ TEST(VectorGemmBlocks, ANamedBlockIsUsedAsGiven) {
   EXPECT_TRUE(named.gemm_block_given);
   EXPECT_FALSE(selectSchedule(Isa::Avx512, DType::F32).gemm_block_given);
   EXPECT_EQ(gemmBlockingFor(f32Gemm(128, 768, 3072), named, withL2(kMiB)).bm, 64);
+  EXPECT_EQ(gemmBlockingFor(f32Gemm(100, 100, 100), named, withL2(kMiB)).bn, 32);  // not widened
+}
+
+// Every block is padded to the block's width: the width that pads N least, up
+// to four times the schedule's, in whole register blocks or all N in one block.
+TEST(VectorGemmBlocks, ColumnBlocksWidenWhereTheyPadNLess) {
+  const Schedule& f32 = selectSchedule(Isa::Avx512, DType::F32);  // 32 columns, 16 lanes
+  const CacheSizes caches = withL2(kMiB);
+  EXPECT_EQ(gemmBlockingFor(f32Gemm(100, 100, 100), f32, caches).bn, 112);  // one block, not 4 x 32 = 128
+  EXPECT_EQ(gemmBlockingFor(f32Gemm(121, 75, 66), f32, caches).bn, 80);     // not 3 x 32 = 96
+  EXPECT_EQ(gemmBlockingFor(f32Gemm(512, 100, 512), f32, caches).bn, 112);
+  EXPECT_EQ(gemmBlockingFor(f32Gemm(256, 1024, 1024), f32, caches).bn, 32);  // no padding to save
+  // 520: 17 x 32 = 544; 11 x 48 would pad less but adds a 16-column register panel to each block.
+  EXPECT_EQ(gemmBlockingFor(f32Gemm(256, 520, 256), f32, caches).bn, 32);
+  EXPECT_EQ(gemmBlockingFor(f32Gemm(256, 200, 256), f32, caches).bn, 32);  // 7 x 32 = 224 = 2 x 112
+  // AVX2's 16 columns: 37 in one block of 40, 70 (beyond 4 x 16) not.
+  const Schedule& avx2 = selectSchedule(Isa::Avx2, DType::F32);
+  EXPECT_EQ(gemmBlockingFor(f32Gemm(100, 37, 129), avx2, caches).bn, 40);
+  EXPECT_EQ(gemmBlockingFor(f32Gemm(300, 70, 200), avx2, caches).bn, 16);
+  // The dot route's blocks too.
+  EXPECT_EQ(gemmBlockingFor(bf16Gemm(121, 75, 66), selectSchedule(Isa::Avx512Bf16, DType::BF16), caches).bn, 80);
+}
+
+// Wider blocks are fewer: they stay narrow where two threads would then share them unevenly.
+TEST(VectorGemmBlocks, ColumnBlocksStayNarrowWhereWiderOnesShareOutUnevenly) {
+  const Schedule& f32 = selectSchedule(Isa::Avx512, DType::F32);
+  const CacheSizes caches = withL2(kMiB);
+  // 300 rows in 5 blocks: 5 x 1 blocks of 80 columns on 2 threads leave one turn of 6 idle.
+  EXPECT_EQ(gemmBlockingFor(f32Gemm(300, 70, 200), f32, caches, 1).bn, 80);
+  EXPECT_EQ(gemmBlockingFor(f32Gemm(300, 70, 200), f32, caches, 2).bn, 32);
+  EXPECT_EQ(gemmBlockingFor(f32Gemm(512, 100, 512), f32, caches, 2).bn, 112);  // 8 blocks
 }
 
 }  // namespace
