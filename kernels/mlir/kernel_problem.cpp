@@ -58,21 +58,21 @@ GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, cons
   // Few C blocks: fewer rows first, so that each block keeps whole register blocks' width.
   const GemmBlocking least{schedule.block_m, schedule.block_n, schedule.gemm_block.bk};
   const bool dot = schedule.nanokernel == NanokernelKind::Bf16Dot;
-  const GemmBlocking chosen = blockingForThreads(gemm, fittedGemmBlock(gemm, schedule, caches), least, threads, NarrowFirst::Rows,
+  return blockingForThreads(gemm, fittedGemmBlock(gemm, schedule, caches), least, threads, NarrowFirst::Rows,
                             [&](const GemmBlocking& block) {
-                              if (!dot) return chooseGemmBlocking(gemm, block, schedule.block_m, schedule.vector_lanes);
                               GemmBlocking blocking =
-                                  chooseBf16GemmBlocking(gemm, block, schedule.block_m, schedule.vector_lanes);
+                                  dot ? chooseBf16GemmBlocking(gemm, block, schedule.block_m, schedule.vector_lanes)
+                                      : chooseGemmBlocking(gemm, block, schedule.block_m, schedule.vector_lanes);
                               // Whole vectors: the blocked GEMM pads B and C blocks with zeros, so its block
                               // kernel has no edge.
-                              blocking.bn = roundUp(blocking.bn, schedule.vector_lanes);
-                              return blocking;
+                              if (dot) blocking.bn = roundUp(blocking.bn, schedule.vector_lanes);
+                              // A named block is used as given; wider blocks are fewer: only where they
+                              // still share out evenly among the threads.
+                              if (schedule.gemm_block_given) return blocking;
+                              GemmBlocking wider = blocking;
+                              wider.bn = leastPaddedWidth(gemm.n, blocking.bn, schedule);
+                              return sharesOutEvenly(gemm, wider, threads) ? wider : blocking;
                             });
-  // Widened after the threads' share, where the wider blocks still share out
-  // evenly; a named block is used as given.
-  if (schedule.gemm_block_given) return chosen;
-  const GemmBlocking wider{chosen.bm, leastPaddedWidth(gemm.n, chosen.bn, schedule), chosen.bk};
-  return sharesOutEvenly(gemm, wider, threads) ? wider : chosen;
 }
 
 BlockOrder gemmBlockOrderFor(const Schedule& schedule) {

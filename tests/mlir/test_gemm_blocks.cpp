@@ -100,14 +100,16 @@ TEST(VectorGemmBlocks, ColumnBlocksWidenWhereTheyPadNLess) {
   EXPECT_EQ(gemmBlockingFor(bf16Gemm(121, 75, 66), selectSchedule(Isa::Avx512Bf16, DType::BF16), caches).bn, 80);
 }
 
-// Wider blocks are fewer: they stay narrow where two threads would then share them unevenly.
+// Wider blocks are fewer: they stay narrow where threads would share them unevenly.
 TEST(VectorGemmBlocks, ColumnBlocksStayNarrowWhereWiderOnesShareOutUnevenly) {
   const Schedule& f32 = selectSchedule(Isa::Avx512, DType::F32);
   const CacheSizes caches = withL2(kMiB);
-  // 300 rows in 5 blocks: 5 x 1 blocks of 80 columns on 2 threads leave one turn of 6 idle.
+  // 300 rows in 5 blocks: 5 x 1 blocks of 80 columns leave one turn of 6 idle on 2 threads.
   EXPECT_EQ(gemmBlockingFor(f32Gemm(300, 70, 200), f32, caches, 1).bn, 80);
   EXPECT_EQ(gemmBlockingFor(f32Gemm(300, 70, 200), f32, caches, 2).bn, 32);
   EXPECT_EQ(gemmBlockingFor(f32Gemm(512, 100, 512), f32, caches, 2).bn, 112);  // 8 blocks
+  // 8 rows: one block of 112 columns for 2 threads would not do, nor narrower than 32.
+  EXPECT_EQ(gemmBlockingFor(f32Gemm(8, 100, 100), f32, caches, 2).bn, 32);
 }
 
 }  // namespace
