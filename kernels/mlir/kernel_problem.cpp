@@ -31,26 +31,6 @@ GemmBlocking amxGemmBlocking(const Problem& gemm, const Schedule& schedule, cons
   });
 }
 
-// The blocked GEMM pads each block to the block's width, so an N that leaves
-// a narrow last block computes the rest of that block on zeros (N = 100 in
-// blocks of 32: 128 columns). Up to kWidestColumnBlock times the chosen width,
-// the block that pads N least: whole register blocks wide (other widths add a
-// narrow register panel to every block: AVX2 f32 256x520x256 in blocks of 40,
-// 0.95 -> 0.89x onednn-packed), or one block of all N in whole vectors, whose
-// edge is N's own (f32 121x75x66 in one block of 80: 0.85 -> 1.0x, bf16 0.92
-// -> 1.1x; f32 512x100x512 in blocks of 112: 0.88 -> 1.02x on the Zen 5 VM).
-constexpr std::int64_t kWidestColumnBlock = 4;
-
-std::int64_t leastPaddedWidth(std::int64_t n, std::int64_t width, const Schedule& schedule) {
-  const auto padded = [n](std::int64_t w) { return blockCount(n, w) * w; };
-  const std::int64_t widest = kWidestColumnBlock * width;
-  std::int64_t best = width;
-  for (std::int64_t w = (width / schedule.block_n + 1) * schedule.block_n; w <= widest; w += schedule.block_n)
-    if (padded(w) < padded(best)) best = w;
-  const std::int64_t whole = roundUp(n, schedule.vector_lanes);
-  return whole <= widest && whole < padded(best) ? whole : best;
-}
-
 }  // namespace
 
 GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, const CacheSizes& caches, int threads) {
@@ -70,7 +50,7 @@ GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, cons
                               // still share out evenly among the threads.
                               if (schedule.gemm_block_given) return blocking;
                               GemmBlocking wider = blocking;
-                              wider.bn = leastPaddedWidth(gemm.n, blocking.bn, schedule);
+                              wider.bn = leastPaddedWidth(gemm, schedule, caches, blocking.bm, blocking.bn);
                               return sharesOutEvenly(gemm, wider, threads) ? wider : blocking;
                             });
 }

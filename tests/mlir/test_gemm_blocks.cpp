@@ -91,7 +91,11 @@ TEST(VectorGemmBlocks, ColumnBlocksWidenWhereTheyPadNLess) {
   EXPECT_EQ(gemmBlockingFor(f32Gemm(256, 1024, 1024), f32, caches).bn, 32);  // no padding to save
   // 520: 17 x 32 = 544; 11 x 48 would pad less but adds a 16-column register panel to each block.
   EXPECT_EQ(gemmBlockingFor(f32Gemm(256, 520, 256), f32, caches).bn, 32);
-  EXPECT_EQ(gemmBlockingFor(f32Gemm(256, 200, 256), f32, caches).bn, 32);  // 7 x 32 = 224 = 2 x 112
+  EXPECT_EQ(gemmBlockingFor(f32Gemm(256, 200, 256), f32, caches).bn, 32);  // 64, 96, 128 pad more than 224
+  // A schedule of 48-column register blocks on the GEMM block of 32: 140 in blocks of 48 (144), not 32 (160).
+  EXPECT_EQ(gemmBlockingFor(f32Gemm(128, 140, 128), parseScheduleSpec("avx512.f32.8x48"), caches).bn, 48);
+  // Within the panels' budget only: 100 columns of K = 4096 stay blocks of 32 on a 1 MiB L2.
+  EXPECT_EQ(gemmBlockingFor(f32Gemm(64, 100, 4096), f32, caches).bn, 32);
   // AVX2's 16 columns: 37 in one block of 40, 70 (beyond 4 x 16) not.
   const Schedule& avx2 = selectSchedule(Isa::Avx2, DType::F32);
   EXPECT_EQ(gemmBlockingFor(f32Gemm(100, 37, 129), avx2, caches).bn, 40);

@@ -65,7 +65,8 @@ INSTANTIATE_TEST_SUITE_P(
                       bf16C(test::brgemm(8, 36, 7, 2, false)),  // odd K, a 4-wide tail
                       bf16C(test::brgemm(64, 64, 16, 7, true)), // batch chunks: the sum lives in Sum between them
                       bf16C(test::brgemm(50, 70, 40, 3, true)), // loops of blocks, masked edges: rounded at the stores
-                      bf16C(test::gemm(100, 37, 129))),
+                      bf16C(test::gemm(100, 37, 129)),
+                      bf16C(test::gemm(121, 75, 66))),  // column blocks widened: one of 80
     [](const testing::TestParamInfo<Problem>& param) {
       const Problem& p = param.param;
       return fmt::format("{}_{}x{}x{}_b{}_beta{}", toString(p.kind), p.m, p.n, p.k, p.batch, p.accumulate ? 1 : 0);

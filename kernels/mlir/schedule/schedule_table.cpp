@@ -15,7 +15,8 @@ const std::vector<Schedule>& scheduleTable() {
   //           haswell block); 4x16 = 8 accumulators, exactly the chains FMA latency
   //           needs, measured 0.88x libxsmm against 0.99x for 6x16 on 32^3..512^3.
   // 8 chains cover an FMA latency of 4 cycles on 2 FMA pipes (Zen 4/5, Intel since Skylake).
-  // GEMM cache blocks are one register block wide, so that each B strip is contiguous
+  // GEMM cache blocks are one register block wide (wider only where that pads a
+  // ragged N less: vector/gemm_block_fit.h), so that each B strip is contiguous
   // and streams well from L3 (64x64x64 blocks measured 0.84-0.95x libxsmm on the
   // paper GEMMs, 64x32x128 0.97-1.04x), and deep in K to amortise C.
   // The first entry of each ISA level is its default; the others are chosen with --schedule.

@@ -61,15 +61,25 @@ std::vector<const Schedule*> familyBases(Isa isa, DType dtype) {
   return bases;
 }
 
+// The column width a GEMM's block calls take: the fitted block's, widened
+// where that pads N less; a named block's as it is.
+std::int64_t blockColumns(const Problem& gemm, const Schedule& schedule, const CacheSizes& caches,
+                          const GemmBlocking& block) {
+  const std::int64_t columns = std::min(gemm.n, block.bn);
+  if (schedule.gemm_block_given) return columns;
+  return leastPaddedWidth(gemm, schedule, caches, std::min(gemm.m, block.bm), columns);
+}
+
 // The BRGEMM a GEMM's block calls solve (its schedule's GEMM block fitted to
-// L2, at most the GEMM), batch = K blocks; a BRGEMM as it is.
+// L2, at most the GEMM, its columns widened as they run), batch = K blocks; a
+// BRGEMM as it is.
 Problem blockKernelOf(const Problem& p, const Schedule& schedule, const CacheSizes& caches) {
   if (p.kind == OpKind::Brgemm) return p;
   const GemmBlocking block = fittedGemmBlock(p, schedule, caches);
   Problem brgemm = p;
   brgemm.kind = OpKind::Brgemm;
   brgemm.m = std::min(p.m, block.bm);
-  brgemm.n = std::min(p.n, block.bn);
+  brgemm.n = blockColumns(p, schedule, caches, block);
   brgemm.k = std::min(p.k, block.bk);
   brgemm.batch = ceilDiv(p.k, brgemm.k);
   brgemm.accumulate = false;
@@ -190,7 +200,12 @@ std::vector<std::string> gemmBlockCandidates(const std::string& name, const Prob
     const std::string candidate = scheduleSpecName(base, s.block_m, s.block_n, b);
     if (std::find(names.begin(), names.end(), candidate) == names.end()) names.push_back(candidate);
   }
-  names.front() = name;
+  // The leader runs the fitted block unless its columns widen: then that
+  // block, named, is a kernel of its own.
+  if (blockColumns(largest, s, caches, g) == std::min(largest.n, g.bn))
+    names.front() = name;
+  else
+    names.insert(names.begin(), name);
   return names;
 }
 

@@ -306,10 +306,12 @@ RegisterBlockPlan planRegisterBlocks(const Problem& problem, const Schedule& sch
   // The widening route fuses its bf16 -> f32 conversions into the register loops;
   // chunk loops would need them fused there too: not chunked for now.
   const bool chunkable = !widensInRegisters(schedule.nanokernel) && !plan.hasMaskedEdges();
-  // One band of one block row reads each entry's B once in any order: chunks
-  // would only send its C through L1 at every entry (bf16 7x160x48 b8 from
+  // One band of one block row reads each entry's B once in any order: where
+  // the batch's A, read again for every column block, stays in half of L2,
+  // chunks would only send C through L1 at every entry (bf16 7x160x48 b8 from
   // memory: 0.74 -> 0.94x libxsmm, 8x96x64 b16 1.08 -> 1.26x on the Zen 5 VM).
-  const bool b_read_once = plan.bands.size() == 1 && plan.bands.front().size == plan.bands.front().rows;
+  const bool b_read_once = plan.bands.size() == 1 && plan.bands.front().size == plan.bands.front().rows &&
+                           problem.m * problem.k * element_bytes * problem.batch <= caches.l2_bytes / 2;
   if (chunkable && !b_read_once && problem.batch > 1 && bytes_per_batch * problem.batch > budget) {
     const std::int64_t chunk = std::max<std::int64_t>(1, budget / bytes_per_batch);
     if (chunk < problem.batch) plan.batch_chunk = chunk;

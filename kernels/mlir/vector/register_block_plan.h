@@ -79,7 +79,9 @@ struct RegisterBlockPlan {
   // an entry's B too wide to stay in L1 between row bands) chunks only keep
   // them in half of L2. (Measured on 32^3 and 64^3 blocks with batch 8 to 64:
   // each rule alone loses 5-15% on the other shape; N of 128 and 256 lost
-  // 10-12% to libxsmm in single-entry chunks, 3-7% in L2 chunks.)
+  // 10-12% to libxsmm in single-entry chunks, 3-7% in L2 chunks.) One band of
+  // one block row reads each entry's B once in any order: not chunked where the
+  // batch's A stays in half of L2.
   std::int64_t batch_chunk = 0;
   // A chunk's A and B (the whole batch's where not chunked) fit half of L2:
   // the row bands after the first find them in cache.

@@ -312,6 +312,8 @@ TEST(RegisterBlockPlan, BatchesBeyondTheCacheBudgetRunInChunks) {
   // One row of blocks reads each entry's B once: nothing for a chunk to keep.
   EXPECT_EQ(planRegisterBlocks(brgemm(8, 64, 64, 32), s, caches).batch_chunk, 0);
   EXPECT_EQ(planRegisterBlocks(brgemm(16, 64, 64, 32), s, caches).batch_chunk, 1);  // two bands
+  // Unless the batch's A, read again for each of its column blocks, passes half of L2: 8 x 64 x 4 x 512 = 1 MiB.
+  EXPECT_EQ(planRegisterBlocks(brgemm(8, 64, 64, 512), s, caches).batch_chunk, 1);
 }
 
 // Whether row bands after the first find a chunk's A and B (the batch's,
