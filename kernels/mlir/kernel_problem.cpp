@@ -38,21 +38,31 @@ GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, cons
   // Few C blocks: fewer rows first, so that each block keeps whole register blocks' width.
   const GemmBlocking least{schedule.block_m, schedule.block_n, schedule.gemm_block.bk};
   const bool dot = schedule.nanokernel == NanokernelKind::Bf16Dot;
-  return blockingForThreads(gemm, fittedGemmBlock(gemm, schedule, caches), least, threads, NarrowFirst::Rows,
-                            [&](const GemmBlocking& block) {
-                              GemmBlocking blocking =
-                                  dot ? chooseBf16GemmBlocking(gemm, block, schedule.block_m, schedule.vector_lanes)
-                                      : chooseGemmBlocking(gemm, block, schedule.block_m, schedule.vector_lanes);
-                              // Whole vectors: the blocked GEMM pads B and C blocks with zeros, so its block
-                              // kernel has no edge.
-                              if (dot) blocking.bn = roundUp(blocking.bn, schedule.vector_lanes);
-                              // A named block is used as given; wider blocks are fewer: only where they
-                              // still share out evenly among the threads.
-                              if (schedule.gemm_block_given) return blocking;
-                              GemmBlocking wider = blocking;
-                              wider.bn = leastPaddedWidth(gemm, schedule, caches, blocking.bm, blocking.bn);
-                              return sharesOutEvenly(gemm, wider, threads) ? wider : blocking;
-                            });
+  const auto balanced = [&](const GemmBlocking& block) {
+    GemmBlocking blocking = dot ? chooseBf16GemmBlocking(gemm, block, schedule.block_m, schedule.vector_lanes)
+                                : chooseGemmBlocking(gemm, block, schedule.block_m, schedule.vector_lanes);
+    // Whole vectors: the blocked GEMM pads B and C blocks with zeros, so its block kernel has no edge.
+    if (dot) blocking.bn = roundUp(blocking.bn, schedule.vector_lanes);
+    return blocking;
+  };
+  const GemmBlocking fitted = fittedGemmBlock(gemm, schedule, caches);
+  const GemmBlocking narrow = blockingForThreads(gemm, fitted, least, threads, NarrowFirst::Rows, balanced);
+  if (schedule.gemm_block_given) return narrow;  // a named block is used as given
+  // Columns widened where that pads N less: wider blocks are fewer, so rows
+  // narrow for the threads' share as far as they need. Taken where that pads
+  // the GEMM less than the narrow blocks, and never narrower than they are
+  // (f32 300x70x200 on 2 threads: 32x80 blocks, not 64x32).
+  const auto widened = [&](const GemmBlocking& block) {
+    GemmBlocking blocking = balanced(block);
+    blocking.bn = leastPaddedWidth(gemm, schedule, caches, blocking.bm, blocking.bn);
+    return blocking;
+  };
+  const GemmBlocking wide = blockingForThreads(gemm, fitted, least, threads, NarrowFirst::Rows, widened);
+  const auto padded_area = [&](const GemmBlocking& b) {
+    return blockCount(gemm.m, b.bm) * b.bm * blockCount(gemm.n, b.bn) * b.bn;
+  };
+  const bool pads_less = padded_area(wide) < padded_area(narrow) && wide.bn > narrow.bn;
+  return pads_less && sharesOutEvenly(gemm, wide, threads) ? wide : narrow;
 }
 
 BlockOrder gemmBlockOrderFor(const Schedule& schedule) {

@@ -104,16 +104,24 @@ TEST(VectorGemmBlocks, ColumnBlocksWidenWhereTheyPadNLess) {
   EXPECT_EQ(gemmBlockingFor(bf16Gemm(121, 75, 66), selectSchedule(Isa::Avx512Bf16, DType::BF16), caches).bn, 80);
 }
 
-// Wider blocks are fewer: they stay narrow where threads would share them unevenly.
-TEST(VectorGemmBlocks, ColumnBlocksStayNarrowWhereWiderOnesShareOutUnevenly) {
+// Wider blocks are fewer: on threads their rows narrow for an even share, and
+// they stay narrow where that pads no less or shares out unevenly.
+TEST(VectorGemmBlocks, WiderColumnBlocksNarrowTheirRowsForTheThreads) {
   const Schedule& f32 = selectSchedule(Isa::Avx512, DType::F32);
   const CacheSizes caches = withL2(kMiB);
-  // 300 rows in 5 blocks: 5 x 1 blocks of 80 columns leave one turn of 6 idle on 2 threads.
-  EXPECT_EQ(gemmBlockingFor(f32Gemm(300, 70, 200), f32, caches, 1).bn, 80);
-  EXPECT_EQ(gemmBlockingFor(f32Gemm(300, 70, 200), f32, caches, 2).bn, 32);
+  // 300 rows: 5 x 1 blocks of 64 x 80 would leave one turn of 6 idle on 2 threads; 10 x 1 of 32 x 80 none,
+  // and pad 320 x 80 against 64 x 32 blocks' 320 x 96.
+  const GemmBlocking one = gemmBlockingFor(f32Gemm(300, 70, 200), f32, caches, 1);
+  EXPECT_EQ(one.bm, 64);
+  EXPECT_EQ(one.bn, 80);
+  const GemmBlocking two = gemmBlockingFor(f32Gemm(300, 70, 200), f32, caches, 2);
+  EXPECT_EQ(two.bm, 32);
+  EXPECT_EQ(two.bn, 80);
   EXPECT_EQ(gemmBlockingFor(f32Gemm(512, 100, 512), f32, caches, 2).bn, 112);  // 8 blocks
-  // 8 rows: one block of 112 columns for 2 threads would not do, nor narrower than 32.
-  EXPECT_EQ(gemmBlockingFor(f32Gemm(8, 100, 100), f32, caches, 2).bn, 32);
+  // 8 rows: one block of 112 columns cannot be shared, and blocks narrower than 32 are not taken.
+  const GemmBlocking short_rows = gemmBlockingFor(f32Gemm(8, 100, 100), f32, caches, 2);
+  EXPECT_EQ(short_rows.bm, 8);
+  EXPECT_EQ(short_rows.bn, 32);
 }
 
 }  // namespace
