@@ -19,8 +19,8 @@ namespace nkbench::mlir_backend {
 // The blocks a GEMM is cut into, each one call of the schedule's block kernel.
 // Vector routes: the schedule's preferred block fitted to L2 (fittedGemmBlock,
 // vector/gemm_block_fit.h), balanced (chooseGemmBlocking), its columns widened
-// where that pads N less (leastPaddedWidth) and the blocks still share out
-// evenly among the threads.
+// where that pads N less (leastPaddedWidth) and the GEMM as a whole, once
+// both are shared among the threads.
 // The tile route (amxGemmBlocking): rows of the schedule's bm, K blocks of its
 // bk, so that each block call keeps its C tiles for the whole reduction (batch
 // = K blocks), and columns widened so that one B panel (K x bn) takes a quarter
