@@ -27,8 +27,7 @@ GemmBlocking fittedGemmBlock(const Problem& gemm, const Schedule& schedule, cons
 
 std::int64_t leastPaddedWidth(const Problem& gemm, const Schedule& schedule, const CacheSizes& caches,
                               std::int64_t rows, std::int64_t width) {
-  const std::int64_t n = gemm.n;
-  const auto padded = [n](std::int64_t w) { return (n + w - 1) / w * w; };
+  const auto padded = [&](std::int64_t w) { return blockCount(gemm.n, w) * w; };
   const auto fits = [&](std::int64_t w) { return panelBytes(gemm, schedule, rows, w) <= panelBudget(caches); };
   const std::int64_t widest = kWidestColumnBlock * width;
   std::int64_t best = width;
