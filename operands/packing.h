@@ -1,6 +1,7 @@
 // Blocked layouts used to run GEMM as a sequence of BRGEMM calls.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -19,18 +20,32 @@ inline std::int64_t blockCount(std::int64_t extent, std::int64_t block) {
   return (extent + block - 1) / block;
 }
 
-// A (M x K row-major) -> [Mb][Kb][bm][bk], zero-padded. T: float or BFloat16.
+// Where M or N is not a whole number of blocks, the last block row (column)
+// is either zero-padded to whole blocks (Padded: one block kernel runs every
+// block) or stored at its own extent, densely, in the same slot (Exact: edge
+// kernels of that extent run those blocks and compute no zeros). K is padded
+// either way: each block call's batch is of whole K blocks.
+enum class BlockEdges { Padded, Exact };
+
+// The extent block `index` of a dimension of `extent` is stored at.
+inline std::int64_t blockExtent(std::int64_t extent, std::int64_t block, std::int64_t index, BlockEdges edges) {
+  return edges == BlockEdges::Exact ? std::min(block, extent - index * block) : block;
+}
+
+// A (M x K row-major) -> [Mb][Kb][bm][bk], zero-padded (the last block row's
+// tiles [rows][bk], Exact edges). T: float or BFloat16.
 template <class T>
 void packABlocked(const T* a, std::int64_t m, std::int64_t k, const GemmBlocking& blocking,
-                  AlignedBuffer<T>& packed);
-// B (K x N row-major) -> [Nb][Kb][bk][bn], zero-padded. T: float or BFloat16.
+                  AlignedBuffer<T>& packed, BlockEdges edges = BlockEdges::Padded);
+// B (K x N row-major) -> [Nb][Kb][bk][bn], zero-padded (the last block
+// column's tiles [bk][columns], Exact edges). T: float or BFloat16.
 template <class T>
 void packBBlocked(const T* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
-                  AlignedBuffer<T>& packed);
-// C blocked [Mb][Nb][bm][bn] -> C (M x N row-major), dropping the padding.
-// T: float or BFloat16.
+                  AlignedBuffer<T>& packed, BlockEdges edges = BlockEdges::Padded);
+// C blocked [Mb][Nb][bm][bn] (edge blocks [rows][columns], Exact edges) ->
+// C (M x N row-major), dropping the padding. T: float or BFloat16.
 template <class T>
 void unpackCBlocked(const AlignedBuffer<T>& blocked, std::int64_t m, std::int64_t n,
-                    const GemmBlocking& blocking, T* c);
+                    const GemmBlocking& blocking, T* c, BlockEdges edges = BlockEdges::Padded);
 
 }  // namespace nkbench

@@ -29,6 +29,15 @@ void checkPackedSize(std::string_view what, const VnniBuffer<T>& packed, std::in
                             expected));
 }
 
+// The columns block column `j` of B's VNNI blocks is stored with.
+std::int64_t vnniBlockColumns(std::int64_t n, const GemmBlocking& blocking, std::int64_t j, BlockEdges edges,
+                              std::int64_t edge_column_multiple) {
+  if (edge_column_multiple < 1)
+    throw Error(fmt::format("VNNI blocks: edge column multiple {} must be positive", edge_column_multiple));
+  const std::int64_t columns = blockExtent(n, blocking.bn, j, edges);
+  return std::min(blocking.bn, blockCount(columns, edge_column_multiple) * edge_column_multiple);
+}
+
 // A padded K holds K and whole pairs.
 void checkPaddedK(std::string_view what, std::int64_t k, std::int64_t padded_k) {
   if (padded_k < k || padded_k % kVnniPairBf16 != 0)
@@ -97,15 +106,17 @@ void packBVnniBatched(const T* b, std::int64_t batch, std::int64_t k, std::int64
 
 template <VnniElement T>
 void packBBlockedVnni(const T* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
-                      VnniBuffer<T>& packed) {
+                      VnniBuffer<T>& packed, BlockEdges edges, std::int64_t edge_column_multiple) {
   checkExtents("pack B blocked VNNI", {k, n});
   checkVnniBlocking(blocking);
   const std::int64_t bn = blocking.bn, bk = blocking.bk;
   const std::int64_t nb = blockCount(n, bn), kb = blockCount(k, bk), tile = bk * bn;
   packed.resize(static_cast<std::size_t>(nb * kb * tile));
-  for (std::int64_t j = 0; j < nb; ++j)
+  for (std::int64_t j = 0; j < nb; ++j) {
+    const std::int64_t columns = vnniBlockColumns(n, blocking, j, edges, edge_column_multiple);
     for (std::int64_t l = 0; l < kb; ++l)
-      packVnniTile(b, k, n, l * bk, j * bn, bk, bn, packed.data() + (j * kb + l) * tile);
+      packVnniTile(b, k, n, l * bk, j * bn, bk, columns, packed.data() + j * kb * tile + l * bk * columns);
+  }
 }
 
 template <VnniElement T>
@@ -125,15 +136,17 @@ void unpackBVnniBatched(const VnniBuffer<T>& packed, std::int64_t batch, std::in
 
 template <VnniElement T>
 void unpackBBlockedVnni(const VnniBuffer<T>& packed, std::int64_t k, std::int64_t n,
-                        const GemmBlocking& blocking, T* b) {
+                        const GemmBlocking& blocking, T* b, BlockEdges edges, std::int64_t edge_column_multiple) {
   checkExtents("unpack B blocked VNNI", {k, n});
   checkVnniBlocking(blocking);
   const std::int64_t bn = blocking.bn, bk = blocking.bk;
   const std::int64_t nb = blockCount(n, bn), kb = blockCount(k, bk), tile = bk * bn;
   checkPackedSize("unpack B blocked VNNI", packed, nb * kb * tile);
-  for (std::int64_t j = 0; j < nb; ++j)
+  for (std::int64_t j = 0; j < nb; ++j) {
+    const std::int64_t columns = vnniBlockColumns(n, blocking, j, edges, edge_column_multiple);
     for (std::int64_t l = 0; l < kb; ++l)
-      unpackVnniTile(packed.data() + (j * kb + l) * tile, bk, bn, k, n, l * bk, j * bn, b);
+      unpackVnniTile(packed.data() + j * kb * tile + l * bk * columns, bk, columns, k, n, l * bk, j * bn, b);
+  }
 }
 
 template <VnniElement T>
@@ -174,12 +187,12 @@ void padAToKBatched(const T* a, std::int64_t batch, std::int64_t m, std::int64_t
   template void packBVnniBatched<T>(const T*, std::int64_t, std::int64_t, std::int64_t,           \
                                     VnniBuffer<T>&);                                              \
   template void packBBlockedVnni<T>(const T*, std::int64_t, std::int64_t, const GemmBlocking&,    \
-                                    VnniBuffer<T>&);                                              \
+                                    VnniBuffer<T>&, BlockEdges, std::int64_t);                    \
   template void unpackBVnni<T>(const VnniBuffer<T>&, std::int64_t, std::int64_t, T*);             \
   template void unpackBVnniBatched<T>(const VnniBuffer<T>&, std::int64_t, std::int64_t,           \
                                       std::int64_t, T*);                                          \
   template void unpackBBlockedVnni<T>(const VnniBuffer<T>&, std::int64_t, std::int64_t,           \
-                                      const GemmBlocking&, T*);                                   \
+                                      const GemmBlocking&, T*, BlockEdges, std::int64_t);         \
   template void padAToVnniK<T>(const T*, std::int64_t, std::int64_t, VnniBuffer<T>&);             \
   template void padAToVnniKBatched<T>(const T*, std::int64_t, std::int64_t, std::int64_t,         \
                                       VnniBuffer<T>&);                                            \

@@ -55,11 +55,15 @@ template <VnniElement T>
 void packBVnniBatched(const T* b, std::int64_t batch, std::int64_t k, std::int64_t n,
                       std::int64_t padded_k, std::int64_t padded_n, VnniBuffer<T>& packed);
 // B (K x N row-major) -> [Nb][Kb][bk/2][bn][2]: packBBlocked's tiles, each in
-// VNNI layout. Throws Error when blocking.bk is odd: A's blocks would then
-// need a zero column inside each K block, not only at the end.
+// VNNI layout; with Exact edges the last block column's tiles are
+// [bk/2][columns][2], their columns rounded up to `edge_column_multiple`
+// (whole vectors for the dot-product kernels' masked reads), zero past N.
+// Throws Error when blocking.bk is odd: A's blocks would then need a zero
+// column inside each K block, not only at the end.
 template <VnniElement T>
 void packBBlockedVnni(const T* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
-                      VnniBuffer<T>& packed);
+                      VnniBuffer<T>& packed, BlockEdges edges = BlockEdges::Padded,
+                      std::int64_t edge_column_multiple = 1);
 
 // Inverses: back to row-major K x N (batch x K x N), dropping the padding.
 // Throw Error when `packed` does not hold exactly the packed size.
@@ -70,7 +74,8 @@ void unpackBVnniBatched(const VnniBuffer<T>& packed, std::int64_t batch, std::in
                         std::int64_t n, T* b);
 template <VnniElement T>
 void unpackBBlockedVnni(const VnniBuffer<T>& packed, std::int64_t k, std::int64_t n,
-                        const GemmBlocking& blocking, T* b);
+                        const GemmBlocking& blocking, T* b, BlockEdges edges = BlockEdges::Padded,
+                        std::int64_t edge_column_multiple = 1);
 
 // A (M x K row-major) -> M x K_padded, the extra column (odd K) zero.
 template <VnniElement T>

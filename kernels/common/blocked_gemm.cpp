@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/core/error.h"
 #include "operands/vnni_packing.h"
@@ -40,16 +41,16 @@ std::int64_t balancedBlock(std::int64_t extent, std::int64_t preferred, std::int
 }
 
 void packBBlockedAny(const float* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
-                     BLayout, FloatBuffer& packed) {
-  packBBlocked(b, k, n, blocking, packed);
+                     BLayout, BlockEdges edges, std::int64_t, FloatBuffer& packed) {
+  packBBlocked(b, k, n, blocking, packed, edges);
 }
 // B (K x N) -> [Nb][Kb][bk/2][bn][2] (VNNI) or [Nb][Kb][bk][bn] (plain).
 void packBBlockedAny(const BFloat16* b, std::int64_t k, std::int64_t n, const GemmBlocking& blocking,
-                     BLayout layout, BFloat16Buffer& packed) {
+                     BLayout layout, BlockEdges edges, std::int64_t edge_column_multiple, BFloat16Buffer& packed) {
   if (layout == BLayout::VnniPairs)
-    packBBlockedVnni(b, k, n, blocking, packed);
+    packBBlockedVnni(b, k, n, blocking, packed, edges, edge_column_multiple);
   else
-    packBBlocked(b, k, n, blocking, packed);
+    packBBlocked(b, k, n, blocking, packed, edges);
 }
 
 }  // namespace
@@ -82,14 +83,19 @@ Problem blockProblemOf(const Problem& gemm, const GemmBlocking& blocking) {
 
 template <class Element, class CElement, class AElement>
 BlockedGemmOf<Element, CElement, AElement>::BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking,
-                                                BLayout b_layout, BlockOrder order)
+                                                BLayout b_layout, BlockOrder order, BlockEdges edges,
+                                                std::int64_t b_edge_column_multiple)
     : problem_(problem),
       blocking_(blocking),
       b_layout_(b_layout),
       order_(order),
+      edges_(edges),
+      b_edge_column_multiple_(b_edge_column_multiple),
       mb_(blockCount(problem.m, blocking.bm)),
       nb_(blockCount(problem.n, blocking.bn)),
-      kb_(blockCount(problem.k, blocking.bk)) {
+      kb_(blockCount(problem.k, blocking.bk)),
+      row_edge_(edges == BlockEdges::Exact && problem.m % blocking.bm != 0),
+      column_edge_(edges == BlockEdges::Exact && problem.n % blocking.bn != 0) {
   constexpr DType dtype = dtypeOf<Element>();
   constexpr DType c_dtype = dtypeOf<CElement>();
   if (problem.dtype != dtype || problem.c_dtype != c_dtype || problem.kind != OpKind::Gemm || problem.batch != 1 ||
@@ -106,19 +112,48 @@ void BlockedGemmOf<Element, CElement, AElement>::pack(const Element* a, const El
   if (blocked_c_.empty()) blocked_c_.assign(static_cast<std::size_t>(mb_ * nb_ * blocking_.bm * blocking_.bn),
                                                unwrittenValue<CElement>());
   if constexpr (std::is_same_v<AElement, Element>) {
-    packABlocked(a, problem_.m, problem_.k, blocking_, packed_a_);
+    packABlocked(a, problem_.m, problem_.k, blocking_, packed_a_, edges_);
   } else {
     // Widened once here, so that the block kernel broadcasts f32 straight from memory.
     FloatBuffer wide(static_cast<std::size_t>(problem_.m * problem_.k));
     toFloat(a, wide.size(), wide.data());
-    packABlocked(wide.data(), problem_.m, problem_.k, blocking_, packed_a_);
+    packABlocked(wide.data(), problem_.m, problem_.k, blocking_, packed_a_, edges_);
   }
-  packBBlockedAny(b, problem_.k, problem_.n, blocking_, b_layout_, packed_b_);
+  packBBlockedAny(b, problem_.k, problem_.n, blocking_, b_layout_, edges_, b_edge_column_multiple_, packed_b_);
+}
+
+template <class Element, class CElement, class AElement>
+std::vector<BlockShape> BlockedGemmOf<Element, CElement, AElement>::blockShapes() const {
+  std::vector<BlockShape> shapes;
+  const bool whole_rows = mb_ > 1 || !row_edge_, whole_columns = nb_ > 1 || !column_edge_;
+  if (whole_rows && whole_columns) shapes.push_back(BlockShape::Whole);
+  if (row_edge_ && whole_columns) shapes.push_back(BlockShape::RowEdge);
+  if (column_edge_ && whole_rows) shapes.push_back(BlockShape::ColumnEdge);
+  if (row_edge_ && column_edge_) shapes.push_back(BlockShape::Corner);
+  return shapes;
+}
+
+template <class Element, class CElement, class AElement>
+Problem BlockedGemmOf<Element, CElement, AElement>::blockProblem(BlockShape shape) const {
+  Problem block = blockProblemOf(problem_, blocking_);
+  if (shape == BlockShape::RowEdge || shape == BlockShape::Corner)
+    block.m = blockExtent(problem_.m, blocking_.bm, mb_ - 1, edges_);
+  if (shape == BlockShape::ColumnEdge || shape == BlockShape::Corner)
+    block.n = blockExtent(problem_.n, blocking_.bn, nb_ - 1, edges_);
+  return block;
+}
+
+template <class Element, class CElement, class AElement>
+std::string BlockedGemmOf<Element, CElement, AElement>::edgeBlocksText() const {
+  std::vector<std::string> edges;
+  for (const BlockShape shape : blockShapes())
+    if (shape != BlockShape::Whole) edges.push_back(fmt::format("{}x{}", blockProblem(shape).m, blockProblem(shape).n));
+  return edges.empty() ? "" : fmt::format(", edge blocks {}", fmt::join(edges, ", "));
 }
 
 template <class Element, class CElement, class AElement>
 void BlockedGemmOf<Element, CElement, AElement>::unpack(CElement* c) const {
-  unpackCBlocked(blocked_c_, problem_.m, problem_.n, blocking_, c);
+  unpackCBlocked(blocked_c_, problem_.m, problem_.n, blocking_, c, edges_);
 }
 
 template class BlockedGemmOf<float>;

@@ -1,7 +1,10 @@
 // GEMM as a sequence of BRGEMM calls over blocked operands, as tpp-mlir runs it:
 // A -> [Mb][Kb][bm][bk], B -> [Nb][Kb][bk][bn], and each C block [bm][bn] is one
-// BRGEMM with batch Kb. Padding makes every block full, so the block kernel never
-// sees a remainder; the padding is dropped when C is unpacked. For bf16, each B
+// BRGEMM with batch Kb. Where M or N is not a whole number of blocks, the edge
+// blocks are padded to full ones (BlockEdges::Padded: one block kernel, which
+// computes zeros there), or packed at their own extent (BlockEdges::Exact:
+// edge kernels run them, up to three more); K is padded to whole blocks
+// either way. The padding is dropped when C is unpacked. For bf16, each B
 // block is in VNNI pairs ([bk/2][bn][2], as the dot-product instructions read it)
 // and bk is even, so K blocks never split a pair (or, for the widening kernels,
 // plain). C blocks are f32, or bf16 for a bf16 C (CElement): each block call
@@ -10,7 +13,9 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include "harness/core/memory/aligned_buffer.h"
 #include "harness/core/problem.h"
@@ -35,6 +40,11 @@ Problem blockProblemOf(const Problem& gemm, const GemmBlocking& blocking);
 // How B blocks are laid out: as the matrix ([bk][bn]), or in VNNI pairs
 // ([bk/2][bn][2]) for the bf16 dot-product instructions.
 enum class BLayout { Plain, VnniPairs };
+
+// The shapes of C blocks: whole, and with Exact edges those of the last block
+// row (RowEdge), of the last block column (ColumnEdge) and the block in both.
+enum class BlockShape { Whole, RowEdge, ColumnEdge, Corner };
+inline constexpr std::size_t kBlockShapes = 4;
 
 // The order of the block calls: M blocks outer, so that each A panel stays in
 // cache across the N blocks, or N blocks outer, so that each B panel does
@@ -67,15 +77,19 @@ class BlockedGemmOf {
 
   // Throws Error unless `problem` is a gemm of Element's dtype and CElement's c_dtype,
   // with batch 1 and beta 0 (and, for VNNI pairs, an even bk). f32 B is always plain.
+  // With Exact edges, the edge blocks of VNNI B hold their columns rounded up to
+  // `b_edge_column_multiple` (packBBlockedVnni).
   BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking, BLayout b_layout = BLayout::Plain,
-                BlockOrder order = BlockOrder::MBlocksOuter);
+                BlockOrder order = BlockOrder::MBlocksOuter, BlockEdges edges = BlockEdges::Padded,
+                std::int64_t b_edge_column_multiple = 1);
 
   void pack(const Element* a, const Element* b);
   void unpack(CElement* c) const;
 
-  // Calls block_kernel(a_blocks, b_blocks, c_block) once per C block, in the
-  // block order; the kernel computes c_block = sum over kBlocks() of A block *
-  // B block (beta 0), in CElement. With `threads` > 1 the C blocks, which are
+  // Calls block_kernel(shape, a_blocks, b_blocks, c_block) once per C block,
+  // in the block order; the kernel for that BlockShape (blockProblem(shape))
+  // computes c_block = sum over kBlocks() of A block * B block (beta 0), in
+  // CElement. With `threads` > 1 the C blocks, which are
   // independent, are shared out among that many OpenMP threads, each a
   // contiguous run of the block order (thread 0 the first), so that each
   // thread keeps its A (or B) panels as the serial order would.
@@ -88,7 +102,7 @@ class BlockedGemmOf {
     auto call = [&](std::int64_t index) {
       const std::int64_t i = n_outer ? index % mb_ : index / nb_;
       const std::int64_t j = n_outer ? index / mb_ : index % nb_;
-      block_kernel(packed_a_.data() + i * a_panel, packed_b_.data() + j * b_panel,
+      block_kernel(shapeOf(i, j), packed_a_.data() + i * a_panel, packed_b_.data() + j * b_panel,
                    blocked_c_.data() + (i * nb_ + j) * c_block);
     };
     const std::int64_t blocks = mb_ * nb_;
@@ -102,15 +116,31 @@ class BlockedGemmOf {
 
   const GemmBlocking& blocking() const { return blocking_; }
   BlockOrder order() const { return order_; }
+  BlockEdges edges() const { return edges_; }
   std::int64_t kBlocks() const { return kb_; }
-  Problem blockProblem() const { return blockProblemOf(problem_, blocking_); }
+  // The shapes among this GEMM's blocks, Whole first where it has whole blocks.
+  std::vector<BlockShape> blockShapes() const;
+  // The BRGEMM the block calls of `shape` solve.
+  Problem blockProblem(BlockShape shape = BlockShape::Whole) const;
+  // The edge blocks for a row's packing text, ", edge blocks 60x32, 64x13, 60x13";
+  // empty where every block is whole.
+  std::string edgeBlocksText() const;
 
  private:
+  BlockShape shapeOf(std::int64_t i, std::int64_t j) const {
+    const bool row_edge = i == mb_ - 1 && row_edge_, column_edge = j == nb_ - 1 && column_edge_;
+    return row_edge ? (column_edge ? BlockShape::Corner : BlockShape::RowEdge)
+                    : (column_edge ? BlockShape::ColumnEdge : BlockShape::Whole);
+  }
+
   Problem problem_;
   GemmBlocking blocking_;
   BLayout b_layout_;
   BlockOrder order_;
+  BlockEdges edges_;
+  std::int64_t b_edge_column_multiple_;
   std::int64_t mb_, nb_, kb_;
+  bool row_edge_, column_edge_;  // the last block row (column) is stored at its own extent
   AlignedBuffer<AElement> packed_a_;
   AlignedBuffer<Element> packed_b_;
   AlignedBuffer<CElement> blocked_c_;

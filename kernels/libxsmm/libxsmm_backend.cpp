@@ -8,6 +8,7 @@
 #include <libxsmm.h>
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 #include "kernels/common/blocked_gemm.h"
@@ -123,21 +124,24 @@ class LibxsmmGemmKernel final : public Kernel {
   LibxsmmGemmKernel(const Problem& problem, const Operands& operands, const libxsmm::Target& target, int threads)
       : operands_(operands),
         threads_(threads),
-        blocked_(problem, gemmBlocking(problem, threads)),
-        k_blocks_(static_cast<unsigned long long>(blocked_.kBlocks())),
-        block_kernel_(dispatchRowMajorBrgemm(blocked_.blockProblem())) {
+        blocked_(problem, gemmBlocking(problem, threads), BLayout::Plain, BlockOrder::MBlocksOuter,
+                 BlockEdges::Exact),
+        k_blocks_(static_cast<unsigned long long>(blocked_.kBlocks())) {
+    for (const BlockShape shape : blocked_.blockShapes())
+      block_kernels_[std::size_t(shape)] = dispatchRowMajorBrgemm(blocked_.blockProblem(shape));
     const GemmBlocking& blocking = blocked_.blocking();
     info_.implementation = fmt::format("libxsmm brgemm ({}) per C block", target.name);
     info_.isa_used = f32Level(target);
-    info_.packing = fmt::format("A,B,C -> {}x{}x{} blocks", blocking.bm, blocking.bn, blocking.bk);
+    info_.packing = fmt::format("A,B,C -> {}x{}x{} blocks{}", blocking.bm, blocking.bn, blocking.bk,
+                                blocked_.edgeBlocksText());
   }
 
   void pack() override { blocked_.pack(operands_.aAs<float>(), operands_.bAs<float>()); }
 
   void compute() override {
     blocked_.compute(
-        [this](const float* a_blocks, const float* b_blocks, float* c_block) {
-          block_kernel_(b_blocks, a_blocks, c_block, &k_blocks_);
+        [this](BlockShape shape, const float* a_blocks, const float* b_blocks, float* c_block) {
+          block_kernels_[std::size_t(shape)](b_blocks, a_blocks, c_block, &k_blocks_);
         },
         threads_);
   }
@@ -150,7 +154,7 @@ class LibxsmmGemmKernel final : public Kernel {
   int threads_;
   BlockedGemm blocked_;
   unsigned long long k_blocks_;
-  libxsmm_smmfunction_reducebatch_strd block_kernel_;
+  std::array<libxsmm_smmfunction_reducebatch_strd, kBlockShapes> block_kernels_{};
   KernelInfo info_;
 };
 

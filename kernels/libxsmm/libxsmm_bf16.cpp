@@ -4,6 +4,7 @@
 #include <libxsmm.h>
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <type_traits>
 
@@ -133,22 +134,24 @@ class Bf16GemmKernel final : public Kernel {
   Bf16GemmKernel(const Problem& problem, const Operands& operands, const Target& target, int threads)
       : operands_(operands),
         threads_(threads),
-        blocked_(problem, gemmBlocking(problem, threads), BLayout::VnniPairs),
-        k_blocks_(static_cast<unsigned long long>(blocked_.kBlocks())),
-        block_kernel_(dispatchOrThrow<CElement>(blocked_.blockProblem(), target.name)) {
+        blocked_(problem, gemmBlocking(problem, threads), BLayout::VnniPairs, BlockOrder::MBlocksOuter,
+                 BlockEdges::Exact),
+        k_blocks_(static_cast<unsigned long long>(blocked_.kBlocks())) {
+    for (const BlockShape shape : blocked_.blockShapes())
+      block_kernels_[std::size_t(shape)] = dispatchOrThrow<CElement>(blocked_.blockProblem(shape), target.name);
     const GemmBlocking& blocking = blocked_.blocking();
     info_.implementation = fmt::format("libxsmm bf16 brgemm ({}){} per C block", target.name, cSuffix<CElement>());
     info_.isa_used = isaUsed(target.level);
-    info_.packing = fmt::format("A,B,C -> {}x{}x{} blocks, B in VNNI pairs", blocking.bm,
-                                blocking.bn, blocking.bk);
+    info_.packing = fmt::format("A,B,C -> {}x{}x{} blocks, B in VNNI pairs{}", blocking.bm, blocking.bn,
+                                blocking.bk, blocked_.edgeBlocksText());
   }
 
   void pack() override { blocked_.pack(operands_.aAs<BFloat16>(), operands_.bAs<BFloat16>()); }
 
   void compute() override {
     blocked_.compute(
-        [this](const BFloat16* a_blocks, const BFloat16* b_blocks, CElement* c_block) {
-          block_kernel_(words(b_blocks), words(a_blocks), words(c_block), &k_blocks_);
+        [this](BlockShape shape, const BFloat16* a_blocks, const BFloat16* b_blocks, CElement* c_block) {
+          block_kernels_[std::size_t(shape)](words(b_blocks), words(a_blocks), words(c_block), &k_blocks_);
         },
         threads_);
   }
@@ -161,7 +164,7 @@ class Bf16GemmKernel final : public Kernel {
   int threads_;
   BlockedGemmOf<BFloat16, CElement> blocked_;
   unsigned long long k_blocks_;
-  Bf16Brgemm<CElement> block_kernel_;
+  std::array<Bf16Brgemm<CElement>, kBlockShapes> block_kernels_{};
   KernelInfo info_;
 };
 

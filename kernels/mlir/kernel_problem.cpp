@@ -48,10 +48,12 @@ GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, cons
   const GemmBlocking fitted = fittedGemmBlock(gemm, schedule, caches);
   const GemmBlocking narrow = blockingForThreads(gemm, fitted, least, threads, NarrowFirst::Rows, balanced);
   if (schedule.gemm_block_given) return narrow;  // a named block is used as given
-  // Columns widened where that pads N less: wider blocks are fewer, so rows
-  // narrow for the threads' share as far as they need. Taken where that pads
-  // the GEMM less than the narrow blocks, and never narrower than they are
-  // (f32 300x70x200 on 2 threads: 32x80 blocks, not 64x32).
+  // Columns widened where that pads N less: the narrow blocks' edge block
+  // would read its A panel again for a few columns (the edge kernels compute
+  // no zeros, but a padded N is what such an edge costs). Wider blocks are
+  // fewer, so rows narrow for the threads' share as far as they need. Taken
+  // where that pads the GEMM less than the narrow blocks, and never narrower
+  // than they are (f32 300x70x200 on 2 threads: 32x80 blocks, not 64x32).
   const auto widened = [&](const GemmBlocking& block) {
     GemmBlocking blocking = balanced(block);
     blocking.bn = leastPaddedWidth(gemm, schedule, caches, blocking.bm, blocking.bn);
@@ -118,8 +120,15 @@ std::vector<RowPanel> brgemmPanels(const Problem& brgemm, const Schedule& schedu
 }
 
 std::int64_t vnniBColumns(const Problem& kernel_problem, const Schedule& schedule) {
-  if (schedule.nanokernel != NanokernelKind::Bf16Dot) return kernel_problem.n;
-  return dotPackedColumns(kernel_problem.n, schedule.vector_lanes);
+  return dotPackedColumns(kernel_problem.n, vnniBColumnMultiple(schedule));
+}
+
+std::int64_t vnniBColumnMultiple(const Schedule& schedule) {
+  return schedule.nanokernel == NanokernelKind::Bf16Dot ? schedule.vector_lanes : 1;
+}
+
+BlockEdges gemmBlockEdgesFor(const Schedule& schedule) {
+  return schedule.nanokernel == NanokernelKind::AmxTile ? BlockEdges::Padded : BlockEdges::Exact;
 }
 
 }  // namespace nkbench::mlir_backend

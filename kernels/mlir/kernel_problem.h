@@ -74,4 +74,11 @@ std::vector<RowPanel> brgemmPanels(const Problem& brgemm, const Schedule& schedu
 // zero columns to whole vectors on the dot-product route (dotPackedColumns).
 std::int64_t vnniBColumns(const Problem& kernel_problem, const Schedule& schedule);
 
+// How a GEMM's edge blocks are packed for `schedule`'s block kernels: at their
+// own extent (edge kernels, no zeros computed), but on the tile route, whose
+// kernels take whole tiles, padded. And the multiple an edge block's VNNI B
+// columns are rounded up to (vnniBColumns).
+BlockEdges gemmBlockEdgesFor(const Schedule& schedule);
+std::int64_t vnniBColumnMultiple(const Schedule& schedule);
+
 }  // namespace nkbench::mlir_backend

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
+#include <type_traits>
 #include <memory>
 #include <utility>
 
@@ -174,25 +176,34 @@ class F32ABrgemmKernel final : public Kernel {
 };
 
 // GEMM as block kernel calls over packed operands (f32, or bf16 with VNNI-packed
-// B, or bf16 B with A widened to f32), writing C blocks of the Gemm's Output.
+// B, or bf16 B with A widened to f32), writing C blocks of the Gemm's Output:
+// one kernel per block shape (BlockShape), the edge blocks' kernels vector ones.
 template <class Gemm>
 class GemmKernel final : public Kernel {
  public:
-  GemmKernel(std::shared_ptr<CompiledKernel> compiled, Gemm gemm, Operands operands, KernelInfo info, int threads)
-      : calls_(std::move(compiled)), gemm_(std::move(gemm)), operands_(operands), info_(std::move(info)),
-        threads_(threads) {}
+  using ShapeKernels = std::array<std::shared_ptr<CompiledKernel>, kBlockShapes>;
+  GemmKernel(ShapeKernels compiled, Gemm gemm, Operands operands, KernelInfo info, int threads)
+      : compiled_(std::move(compiled)), calls_(compiled_[std::size_t(gemm.blockShapes().front())]),
+        gemm_(std::move(gemm)), operands_(operands), info_(std::move(info)), threads_(threads) {
+    for (std::size_t shape = 0; shape < kBlockShapes; ++shape)
+      if (compiled_[shape]) functions_[shape] = compiled_[shape]->function();
+  }
   void pack() override {
     gemm_.pack(operands_.aAs<typename Gemm::Input>(), operands_.bAs<typename Gemm::Input>());
   }
-  // One configuration for all the block calls; on more threads, each loads it
-  // before its blocks (a compare once loaded).
+  // One configuration for all the block calls (a tile route's GEMM has whole
+  // blocks only); on more threads, each loads it before its blocks (a compare
+  // once loaded).
   void compute() override {
-    calls_.run([&](mlir_backend::KernelFunction kernel) {
-      if (threads_ == 1 || !calls_.compiled().tileCalls()) return gemm_.compute(kernel, threads_);
+    calls_.run([&](mlir_backend::KernelFunction) {
+      const auto call = [&](BlockShape shape, const void* a, const void* b, void* c) {
+        functions_[std::size_t(shape)](a, b, c);
+      };
+      if (threads_ == 1 || !calls_.compiled().tileCalls()) return gemm_.compute(call, threads_);
       gemm_.compute(
-          [&](const void* a, const void* b, void* c) {
+          [&](BlockShape shape, const void* a, const void* b, void* c) {
             loadTiles(calls_.compiled());
-            kernel(a, b, c);
+            call(shape, a, b, c);
           },
           threads_);
     });
@@ -202,6 +213,8 @@ class GemmKernel final : public Kernel {
   const KernelInfo& info() const override { return info_; }
 
  private:
+  ShapeKernels compiled_;
+  std::array<mlir_backend::KernelFunction, kBlockShapes> functions_{};
   KernelCalls calls_;
   Gemm gemm_;
   Operands operands_;
@@ -375,15 +388,20 @@ class MlirBackend final : public Backend {
     }
     const GemmBlocking blocking = mlir_backend::gemmBlockingFor(problem, schedule, caches_, config_.threads);
     const BlockOrder order = mlir_backend::gemmBlockOrderFor(schedule);
+    const BlockEdges edges = mlir_backend::gemmBlockEdgesFor(schedule);
+    const std::int64_t b_edge_columns = mlir_backend::vnniBColumnMultiple(schedule);
     if (problem.dtype == DType::F32)
-      return makeGemmKernel(BlockedGemm(problem, blocking, BLayout::Plain, order), route, operands);
+      return makeGemmKernel(BlockedGemm(problem, blocking, BLayout::Plain, order, edges), route, operands);
     const BLayout b_layout = schedule.bInVnniPairs() ? BLayout::VnniPairs : BLayout::Plain;
+    const auto blocked = [&]<class Gemm>(std::type_identity<Gemm>) {
+      return makeGemmKernel(Gemm(problem, blocking, b_layout, order, edges, b_edge_columns), route, operands);
+    };
     if (schedule.nanokernel == NanokernelKind::Bf16F32AFma) {
-      if (bf16_c) return makeGemmKernel(Bf16BlockedGemmF32ABf16C(problem, blocking, b_layout, order), route, operands);
-      return makeGemmKernel(Bf16BlockedGemmF32A(problem, blocking, b_layout, order), route, operands);
+      if (bf16_c) return blocked(std::type_identity<Bf16BlockedGemmF32ABf16C>{});
+      return blocked(std::type_identity<Bf16BlockedGemmF32A>{});
     }
-    if (bf16_c) return makeGemmKernel(Bf16BlockedGemmBf16C(problem, blocking, b_layout, order), route, operands);
-    return makeGemmKernel(Bf16BlockedGemm(problem, blocking, b_layout, order), route, operands);
+    if (bf16_c) return blocked(std::type_identity<Bf16BlockedGemmBf16C>{});
+    return blocked(std::type_identity<Bf16BlockedGemm>{});
   }
 
  private:
@@ -505,19 +523,24 @@ class MlirBackend final : public Backend {
                                                         std::move(info), shared_b);
   }
 
-  // GEMM over blocks: plain (f32, or bf16 for the widening kernels) or with B in VNNI pairs.
+  // GEMM over blocks: plain (f32, or bf16 for the widening kernels) or with B in
+  // VNNI pairs; a kernel for each block shape, each composed of nanokernels.
   template <class Gemm>
   std::unique_ptr<Kernel> makeGemmKernel(Gemm gemm, const RouteChoice& route, const Operands& operands) {
-    const Problem block = gemm.blockProblem();
-    auto compiled = compileCached(block, route.schedule);
-    KernelInfo info = describeKernel(*compiled, route, block.c_dtype);
+    const std::vector<BlockShape> shapes = gemm.blockShapes();
+    typename GemmKernel<Gemm>::ShapeKernels kernels;
+    for (const BlockShape shape : shapes) kernels[std::size_t(shape)] = compileCached(gemm.blockProblem(shape), route.schedule);
+    const Problem first = gemm.blockProblem(shapes.front());
+    KernelInfo info = describeKernel(*kernels[std::size_t(shapes.front())], route, first.c_dtype);
     const GemmBlocking& b = gemm.blocking();
     info.packing = route.schedule.bInVnniPairs()
                        ? fmt::format("A -> {0}x{2} blocks, B -> {2}x{1} VNNI blocks, brgemm batch {3}", b.bm, b.bn,
                                      b.bk, gemm.kBlocks())
                        : fmt::format("A,B -> {}x{}x{} blocks, brgemm batch {}", b.bm, b.bn, b.bk, gemm.kBlocks());
     if (route.schedule.nanokernel == NanokernelKind::Bf16F32AFma) info.packing.insert(0, "A -> f32, ");
-    return std::make_unique<GemmKernel<Gemm>>(compiled, std::move(gemm), operands, std::move(info), config_.threads);
+    info.packing += gemm.edgeBlocksText();
+    return std::make_unique<GemmKernel<Gemm>>(std::move(kernels), std::move(gemm), operands, std::move(info),
+                                              config_.threads);
   }
 
   // Kernels are cached per run: GEMM cases share their block kernels.

@@ -22,7 +22,8 @@ class BaselineBf16IsaCap : public testing::Test {
 [[noreturn]] void checkBf16UnderCap(const std::string& name, Isa cap) {
   const std::unique_ptr<Backend> backend = makeBaseline(name, hostConfig(cap));
   for (const Problem& problem : {asBf16(brgemm(32, 32, 32, 4, true)),
-                                 asBf16(brgemm(7, 33, 5, 1, false)), asBf16(gemm(100, 37, 129))}) {
+                                 asBf16(brgemm(7, 33, 5, 1, false)), asBf16(gemm(100, 37, 129)),
+                                 asBf16(gemm(203, 157, 91))}) {
     if (const auto reason = backend->unsupportedReason(problem)) {
       std::fprintf(stderr, "bf16 unsupported: %s\n", reason->c_str());
       continue;

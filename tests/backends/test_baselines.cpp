@@ -29,6 +29,7 @@ std::vector<BaselineCase> allCases() {
   problems.push_back(gemm(64, 64, 64));
   problems.push_back(gemm(100, 37, 129));
   problems.push_back(gemm(256, 128, 96));
+  problems.push_back(gemm(203, 157, 91));  // edge blocks in M and N, each a kernel of its own
 
   std::vector<BaselineCase> cases;
   for (const std::string& backend : kBaselines)

@@ -2,6 +2,8 @@
 // with a plain loop standing in for the block kernel.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include "harness/core/error.h"
@@ -49,30 +51,73 @@ TEST(GemmBlocking, MoreBlocksWhereTheyPadMuchLess) {
   expectBlocking(chooseGemmBlocking(gemm(64, 64, 129), {64, 32, 128}, 8, 16), 64, 32, 65);
 }
 
-// c_block = sum over the K blocks of A block (bm x bk) * B block (bk x bn).
-void plainBlockKernel(const GemmBlocking& b, std::int64_t k_blocks, const float* a, const float* bb, float* c) {
-  for (std::int64_t i = 0; i < b.bm * b.bn; ++i) c[i] = 0.0f;
-  for (std::int64_t l = 0; l < k_blocks; ++l)
-    for (std::int64_t i = 0; i < b.bm; ++i)
-      for (std::int64_t p = 0; p < b.bk; ++p)
-        for (std::int64_t j = 0; j < b.bn; ++j)
-          c[i * b.bn + j] += a[(l * b.bm + i) * b.bk + p] * bb[(l * b.bk + p) * b.bn + j];
+// c = sum over the batch of A (m x k) * B (k x n): the BRGEMM `block` of dense operands.
+void plainBlockKernel(const Problem& block, const float* a, const float* bb, float* c) {
+  for (std::int64_t i = 0; i < block.m * block.n; ++i) c[i] = 0.0f;
+  for (std::int64_t l = 0; l < block.batch; ++l)
+    for (std::int64_t i = 0; i < block.m; ++i)
+      for (std::int64_t p = 0; p < block.k; ++p)
+        for (std::int64_t j = 0; j < block.n; ++j)
+          c[i * block.n + j] += a[(l * block.m + i) * block.k + p] * bb[(l * block.k + p) * block.n + j];
+}
+
+// The plain kernel for each block shape, as the backends compile one each.
+template <class Gemm>
+auto plainKernels(const Gemm& blocked) {
+  return [&blocked](BlockShape shape, const float* a, const float* bb, float* block) {
+    plainBlockKernel(blocked.blockProblem(shape), a, bb, block);
+  };
 }
 
 TEST(BlockedGemm, PackComputeUnpackEqualsTheReferenceOnRaggedShapes) {
-  for (const Problem& p : {gemm(100, 37, 129), gemm(70, 3, 1), gemm(1, 1, 1), gemm(65, 66, 67)}) {
-    const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
-    BlockedGemm blocked(p, chooseGemmBlocking(p, {32, 16, 32}, 8, 16));
-    const GemmBlocking b = blocked.blocking();
-    const std::int64_t k_blocks = blocked.kBlocks();
-    FloatBuffer c(data.c_init.size(), -1.0f);
-    blocked.pack(data.a.data(), data.b.data());
-    blocked.compute([&](const float* a, const float* bb, float* block) { plainBlockKernel(b, k_blocks, a, bb, block); });
-    blocked.unpack(c.data());
-    const Verification v = verifyResult(p, FillMode::ExactInteger, c.data(),
-                                        referenceGemm(p, data.a.data(), data.b.data(), data.c_init.data()));
-    EXPECT_EQ(v.status, VerifyStatus::Passed) << p.describe() << ": " << v.detail;
+  for (const BlockEdges edges : {BlockEdges::Padded, BlockEdges::Exact})
+    for (const Problem& p : {gemm(100, 37, 129), gemm(70, 3, 1), gemm(1, 1, 1), gemm(65, 66, 67)}) {
+      const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
+      BlockedGemm blocked(p, chooseGemmBlocking(p, {32, 16, 32}, 8, 16), BLayout::Plain, BlockOrder::MBlocksOuter,
+                          edges);
+      FloatBuffer c(data.c_init.size(), -1.0f);
+      blocked.pack(data.a.data(), data.b.data());
+      blocked.compute(plainKernels(blocked));
+      blocked.unpack(c.data());
+      const Verification v = verifyResult(p, FillMode::ExactInteger, c.data(),
+                                          referenceGemm(p, data.a.data(), data.b.data(), data.c_init.data()));
+      EXPECT_EQ(v.status, VerifyStatus::Passed) << p.describe() << ": " << v.detail;
+    }
+}
+
+// Exact edges: the last block row and column are blocks of their own extent,
+// each shape called with its own kernel, so no zero is computed; Padded edges
+// run every block whole.
+TEST(BlockedGemm, ExactEdgesRunTheEdgeBlocksAtTheirOwnExtent) {
+  const Problem p = gemm(70, 37, 20);  // blocks of 32 x 16: 3 x 3, the last 6 rows and 5 columns
+  BlockedGemm exact(p, {32, 16, 16}, BLayout::Plain, BlockOrder::MBlocksOuter, BlockEdges::Exact);
+  EXPECT_EQ(exact.blockShapes(), (std::vector<BlockShape>{BlockShape::Whole, BlockShape::RowEdge,
+                                                          BlockShape::ColumnEdge, BlockShape::Corner}));
+  for (const auto& [shape, m, n] : {std::tuple{BlockShape::Whole, 32, 16}, {BlockShape::RowEdge, 6, 16},
+                                    {BlockShape::ColumnEdge, 32, 5}, {BlockShape::Corner, 6, 5}}) {
+    EXPECT_EQ(exact.blockProblem(shape).m, m);
+    EXPECT_EQ(exact.blockProblem(shape).n, n);
+    EXPECT_EQ(exact.blockProblem(shape).k, 16);
+    EXPECT_EQ(exact.blockProblem(shape).batch, 2);  // K stays padded to whole blocks
   }
+  EXPECT_EQ(exact.edgeBlocksText(), ", edge blocks 6x16, 32x5, 6x5");
+  std::map<BlockShape, int> calls;
+  const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
+  exact.pack(data.a.data(), data.b.data());
+  exact.compute([&](BlockShape shape, const float*, const float*, float*) { ++calls[shape]; });
+  EXPECT_EQ(calls, (std::map<BlockShape, int>{{BlockShape::Whole, 4}, {BlockShape::RowEdge, 2},
+                                              {BlockShape::ColumnEdge, 2}, {BlockShape::Corner, 1}}));
+
+  BlockedGemm padded(p, {32, 16, 16});
+  EXPECT_EQ(padded.blockShapes(), std::vector<BlockShape>{BlockShape::Whole});
+  EXPECT_EQ(padded.edgeBlocksText(), "");
+  // Whole blocks only where the extents are multiples of the blocks; one edge where one is not.
+  EXPECT_EQ(BlockedGemm(gemm(64, 32, 20), {32, 16, 16}, BLayout::Plain, BlockOrder::MBlocksOuter, BlockEdges::Exact)
+                .blockShapes(),
+            std::vector<BlockShape>{BlockShape::Whole});
+  EXPECT_EQ(BlockedGemm(gemm(64, 37, 20), {32, 16, 16}, BLayout::Plain, BlockOrder::MBlocksOuter, BlockEdges::Exact)
+                .blockShapes(),
+            (std::vector<BlockShape>{BlockShape::Whole, BlockShape::ColumnEdge}));
 }
 
 // The same blocks either way; N blocks outer calls every M block of one B panel in turn.
@@ -82,13 +127,12 @@ TEST(BlockedGemm, BlockOrderDecidesWhichPanelStaysInCache) {
     const ProblemData data = makeProblemData(p, FillMode::ExactInteger);
     BlockedGemm blocked(p, {32, 16, 16}, BLayout::Plain, order);
     EXPECT_EQ(blocked.order(), order);
-    const GemmBlocking b = blocked.blocking();
     blocked.pack(data.a.data(), data.b.data());
     std::vector<const float*> b_panels;
     FloatBuffer c(data.c_init.size(), -1.0f);
-    blocked.compute([&](const float* a, const float* bb, float* block) {
+    blocked.compute([&](BlockShape shape, const float* a, const float* bb, float* block) {
       b_panels.push_back(bb);
-      plainBlockKernel(b, blocked.kBlocks(), a, bb, block);
+      plainBlockKernel(blocked.blockProblem(shape), a, bb, block);
     });
     blocked.unpack(c.data());
     ASSERT_EQ(b_panels.size(), 6u);  // 2 M blocks x 3 N blocks
@@ -110,9 +154,9 @@ TEST(BlockedGemm, ABlockKernelThatAddsToItsBlockOrSkipsOneFails) {
   const GemmBlocking b = blocked.blocking();
   blocked.pack(data.a.data(), data.b.data());
   int calls = 0;
-  blocked.compute([&](const float* a, const float* bb, float* block) {
+  blocked.compute([&](BlockShape shape, const float* a, const float* bb, float* block) {
     if (calls++ == 3) return;  // one block skipped
-    plainBlockKernel(b, blocked.kBlocks(), a, bb, block);
+    plainBlockKernel(blocked.blockProblem(shape), a, bb, block);
   });
   FloatBuffer c(data.c_init.size());
   blocked.unpack(c.data());
@@ -120,7 +164,7 @@ TEST(BlockedGemm, ABlockKernelThatAddsToItsBlockOrSkipsOneFails) {
 
   BlockedGemm adding(p, {32, 16, 16});
   adding.pack(data.a.data(), data.b.data());
-  adding.compute([&](const float* a, const float* bb, float* block) {
+  adding.compute([&](BlockShape, const float* a, const float* bb, float* block) {
     for (std::int64_t i = 0; i < b.bm; ++i)
       for (std::int64_t k = 0; k < b.bk; ++k)
         for (std::int64_t j = 0; j < b.bn; ++j) block[i * b.bn + j] += a[i * b.bk + k] * bb[k * b.bn + j];

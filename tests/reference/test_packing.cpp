@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <tuple>
 #include <vector>
@@ -62,6 +63,49 @@ TEST_P(PackingShapes, BPackPlacesEveryElementAndZeroPads) {
       const float expected = l < k && j < n ? b[l * n + j] : 0.0f;
       ASSERT_EQ(packed[(((j / bn) * kb + l / bk) * bk + l % bk) * bn + j % bn], expected);
     }
+}
+
+// Exact edges: the last block row of A is stored at its own rows, each panel's
+// tiles back to back, so that the edge kernel reads the panel as a dense batch
+// [Kb][rows][bk]; and the last block column of B at its own columns,
+// [Kb][bk][columns]. Blocked C round-trips through its edge blocks likewise.
+TEST_P(PackingShapes, ExactEdgesStoreTheLastPanelsAtTheirOwnExtent) {
+  const auto [rows, cols, block_rows, block_cols] = GetParam();
+  const FloatBuffer matrix = iota(rows * cols);
+  const std::int64_t row_blocks = blockCount(rows, block_rows), col_blocks = blockCount(cols, block_cols);
+  FloatBuffer a_packed, b_packed;
+  // As A: rows are M, cols K (padded); as B: rows are K (padded), cols N.
+  packABlocked(matrix.data(), rows, cols, GemmBlocking{block_rows, 64, block_cols}, a_packed, BlockEdges::Exact);
+  packBBlocked(matrix.data(), rows, cols, GemmBlocking{64, block_cols, block_rows}, b_packed, BlockEdges::Exact);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      const std::int64_t a_rows = std::min(block_rows, rows - i / block_rows * block_rows);
+      const std::int64_t a_index = (i / block_rows) * col_blocks * block_rows * block_cols +
+                                   (j / block_cols) * a_rows * block_cols + (i % block_rows) * block_cols +
+                                   j % block_cols;
+      ASSERT_EQ(a_packed[std::size_t(a_index)], matrix[std::size_t(i * cols + j)]) << "A " << i << "," << j;
+      const std::int64_t b_cols = std::min(block_cols, cols - j / block_cols * block_cols);
+      const std::int64_t b_index = (j / block_cols) * row_blocks * block_rows * block_cols +
+                                   (i / block_rows) * block_rows * b_cols + (i % block_rows) * b_cols +
+                                   j % block_cols;
+      ASSERT_EQ(b_packed[std::size_t(b_index)], matrix[std::size_t(i * cols + j)]) << "B " << i << "," << j;
+    }
+  // K stays padded: the first panel's last K tile ends its first row in zeros.
+  if (cols % block_cols != 0) {
+    const std::int64_t first_panel_rows = std::min(block_rows, rows);
+    EXPECT_EQ(a_packed[std::size_t((col_blocks - 1) * first_panel_rows * block_cols + block_cols - 1)], 0.0f);
+  }
+  const GemmBlocking blocking{block_rows, block_cols, 64};
+  FloatBuffer c_blocked(std::size_t(row_blocks * col_blocks * block_rows * block_cols), 0.0f);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      const std::int64_t c_cols = std::min(block_cols, cols - j / block_cols * block_cols);
+      c_blocked[std::size_t(((i / block_rows) * col_blocks + j / block_cols) * block_rows * block_cols +
+                            (i % block_rows) * c_cols + j % block_cols)] = matrix[std::size_t(i * cols + j)];
+    }
+  FloatBuffer unpacked(matrix.size(), -1.0f);
+  unpackCBlocked(c_blocked, rows, cols, blocking, unpacked.data(), BlockEdges::Exact);
+  EXPECT_EQ(unpacked, matrix);
 }
 
 INSTANTIATE_TEST_SUITE_P(Remainders, PackingShapes,

@@ -142,6 +142,35 @@ TYPED_TEST(VnniPacking, BlockedPackPlacesEveryElementAndZeroPads) {
   }
 }
 
+// Exact edges: the last block column's tiles hold its columns rounded up to
+// the multiple (whole vectors), zero past N, each tile [bk/2][columns][2] and
+// the panel's tiles back to back.
+TYPED_TEST(VnniPacking, BlockedPackStoresTheEdgeColumnsAtTheirOwnWidth) {
+  for (const auto& [k, n, bk, bn] : kBlockedShapes) {
+    for (const std::int64_t multiple : {std::int64_t{1}, std::int64_t{4}}) {
+      SCOPED_TRACE(::testing::Message() << "K=" << k << " N=" << n << " bk=" << bk << " bn=" << bn << " x" << multiple);
+      const GemmBlocking blocking{64, bn, bk};
+      const auto b = distinctValues<TypeParam>(k * n);
+      VnniBuffer<TypeParam> packed = staleBuffer<TypeParam>();
+      packBBlockedVnni(b.data(), k, n, blocking, packed, BlockEdges::Exact, multiple);
+      const std::int64_t kb = blockCount(k, bk), nb = blockCount(n, bn);
+      for (std::int64_t row = 0; row < kb * bk; ++row)
+        for (std::int64_t col = 0; col < nb * bn; ++col) {
+          const std::int64_t panel = col / bn, c = col % bn, r = row % bk;
+          const std::int64_t columns = std::min(bn, blockCount(std::min(bn, n - panel * bn), multiple) * multiple);
+          if (c >= columns) continue;  // past the stored edge
+          const TypeParam expected = row < k && col < n ? b[row * n + col] : TypeParam{};
+          const std::int64_t index =
+              panel * kb * bk * bn + (row / bk) * bk * columns + ((r / 2) * columns + c) * 2 + r % 2;
+          ASSERT_EQ(packed[index], expected) << row << "," << col;
+        }
+      VnniBuffer<TypeParam> unpacked(b.size());
+      unpackBBlockedVnni(packed, k, n, blocking, unpacked.data(), BlockEdges::Exact, multiple);
+      EXPECT_EQ(unpacked, b);
+    }
+  }
+}
+
 TYPED_TEST(VnniPacking, APaddingAddsAZeroColumnOnlyForOddK) {
   for (const auto& [m, k] : kShapes) {
     SCOPED_TRACE(::testing::Message() << "M=" << m << " K=" << k);
