@@ -99,11 +99,25 @@ std::int64_t widestBlockVectors(const std::vector<ColumnPanel>& panels, const Re
 }
 
 // As many rows as the register file holds for the widest of `panels`' blocks
-// (at least the schedule's).
+// (at least the schedule's). Where f32 FMA blocks are two vectors or more and
+// one is a masked edge, two registers stay spare: at the register file's limit
+// LLVM's allocation sent every accumulator to the stack at each K step of
+// one-entry BRGEMMs (on the Zen 5 VM, mlir / libxsmm: f32 14x20x32 b1 0.53x in
+// 14x20 blocks, 1.05-1.07x in 8x20 + 6x20; 55x20x32 b1, a GEMM's corner
+// block, 0.62 -> 1.05x; 17x41x8 b1 0.48 -> 1.10x; bands of 8-9 rows of 3
+// vectors that kept their registers lost 0-4%). One-vector blocks kept theirs
+// (30x10 b1: 1.03x in one band of 30, 0.95-0.97x in two of 15), and so did the
+// bf16 dot product's (55x20x64 b1 in 14 + 13 rows: 1.03-1.04x; bf16 50x70x40
+// b8 with the spare: 1.09 -> 1.06x).
 std::int64_t balancedBandRows(std::int64_t block_m, std::int64_t registers, const std::vector<ColumnPanel>& panels,
                               const RegisterBlockPlan& plan) {
   const std::int64_t widest = widestBlockVectors(panels, plan);
-  return std::max(block_m, (registers - widest - 1) / widest);
+  const bool masked = std::any_of(panels.begin(), panels.end(), [&](const ColumnPanel& panel) {
+    const std::vector<BlockPiece> pieces = plan.pieces(panel);
+    return std::any_of(pieces.begin(), pieces.end(), [](const BlockPiece& piece) { return piece.masked; });
+  });
+  const std::int64_t spare = plan.nanokernel == NanokernelKind::Fma && masked && widest > 1 ? 2 : 0;
+  return std::max(block_m, (registers - widest - 1 - spare) / widest);
 }
 
 // Bands of at most `max_rows` rows, as even as they come (25 rows: 13 + 12).

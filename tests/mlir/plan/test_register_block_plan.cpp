@@ -120,11 +120,25 @@ TEST(RegisterBlockPlan, MRemaindersAreBalancedBandsWhereAShortOneWouldStarve) {
   EXPECT_EQ(plan.bands[0].rows, 13);
   EXPECT_EQ(plan.bands[1].offset, 13);
   EXPECT_EQ(plan.bands[1].rows, 12);
-  // 17 rows of 41 columns (3 vectors): 9 + 8.
-  const RegisterBlockPlan two = planRegisterBlocks(brgemm(17, 41, 8, 1), s);
+  // 17 rows of 48 columns (3 vectors): 9 + 8.
+  const RegisterBlockPlan two = planRegisterBlocks(brgemm(17, 48, 8, 1), s);
   ASSERT_EQ(two.bands.size(), 2u);
   EXPECT_EQ(two.bands[0].rows, 9);
   EXPECT_EQ(two.bands[1].rows, 8);
+  // 41 columns, the third vector masked: two registers stay spare, so bands
+  // of at most 8 rows: 6 + 6 + 5.
+  const RegisterBlockPlan masked = planRegisterBlocks(brgemm(17, 41, 8, 1), s);
+  ASSERT_EQ(masked.bands.size(), 2u);
+  EXPECT_EQ(masked.bands[0].rows, 6);
+  EXPECT_EQ(masked.bands[0].size, 12);
+  EXPECT_EQ(masked.bands[1].rows, 5);
+  // 28 rows of 20 (a whole vector and a masked one): 10 + 9 + 9, not 14 + 14.
+  const RegisterBlockPlan spare = planRegisterBlocks(brgemm(28, 20, 64, 1), s);
+  ASSERT_EQ(spare.bands.size(), 2u);
+  EXPECT_EQ(spare.bands[0].rows, 10);
+  EXPECT_EQ(spare.bands[1].rows, 9);
+  // One vector, masked: no spare (30 rows of 10 stay one band).
+  EXPECT_EQ(planRegisterBlocks(brgemm(30, 10, 32, 1), s).bands[0].rows, 30);
   // A multiple of the block's rows keeps them.
   EXPECT_EQ(planRegisterBlocks(brgemm(40, 20, 8, 1), s).bands[0].rows, 8);
   // Where the rest's wider blocks keep 8 chains and balanced bands would be as
