@@ -32,10 +32,12 @@ void checkPackedSize(std::string_view what, const VnniBuffer<T>& packed, std::in
 // The columns block column `j` of B's VNNI blocks is stored with.
 std::int64_t vnniBlockColumns(std::int64_t n, const GemmBlocking& blocking, std::int64_t j, BlockEdges edges,
                               std::int64_t edge_column_multiple) {
-  if (edge_column_multiple < 1)
-    throw Error(fmt::format("VNNI blocks: edge column multiple {} must be positive", edge_column_multiple));
+  // Rounded up, an edge's columns stay within the whole block's.
+  if (edge_column_multiple < 1 || blocking.bn % edge_column_multiple != 0)
+    throw Error(fmt::format("VNNI blocks: column block {} is not a multiple of the edge column multiple {}",
+                            blocking.bn, edge_column_multiple));
   const std::int64_t columns = blockExtent(n, blocking.bn, j, edges);
-  return std::min(blocking.bn, blockCount(columns, edge_column_multiple) * edge_column_multiple);
+  return blockCount(columns, edge_column_multiple) * edge_column_multiple;
 }
 
 // A padded K holds K and whole pairs.

@@ -112,6 +112,12 @@ int show(const ShowArguments& args) {
                            kernel.describe(), schedule.name,
                            " (" + route.source + (route.reason.empty() ? "" : "; " + route.reason) + ")", toString(isa),
                            compiler.targetDescription());
+  if (c.problem.kind == OpKind::Gemm) {
+    // The edge blocks' kernels run too; `show` prints the first block kernel.
+    const GemmBlocking blocking = mlir_backend::gemmBlockingFor(c.problem, schedule, caches, threads);
+    const std::string edges = edgeBlocksText(c.problem, blocking, mlir_backend::gemmBlockEdgesFor(schedule));
+    if (!edges.empty()) std::cout << "// blocks " << blocking.bm << "x" << blocking.bn << edges << " (kernels of their own)\n";
+  }
   std::cout << "// compile time per stage (ms, no kernel cache, no JIT link): " << stages.times.describe() << "\n";
   for (const auto& [name, member] : kStages)
     if (args.stage == "all" || args.stage == name)

@@ -23,7 +23,9 @@ std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 // The fewest blocks of at most `preferred`, evened out; or up to half as many
 // again where they pad less by a sixteenth of the extent and a whole `multiple`
 // (a register block's rows) at least: M = 200 in blocks of at most 64 rows,
-// multiples of 8, is 5 x 40 rather than 4 x 56, which would compute 12% zeros.
+// multiples of 8, is 5 x 40 rather than 4 x 56, which would compute 12% zeros
+// where edges are padded (the tile route), and elsewhere leaves an edge block
+// of 32 rows beside whole ones of 56 instead of five even blocks.
 std::int64_t balancedBlock(std::int64_t extent, std::int64_t preferred, std::int64_t multiple) {
   const std::int64_t fewest = ceilDiv(extent, preferred);
   if (fewest == 1) return extent;
@@ -81,6 +83,38 @@ Problem blockProblemOf(const Problem& gemm, const GemmBlocking& blocking) {
   return block;
 }
 
+std::vector<BlockShape> blockShapesOf(const Problem& gemm, const GemmBlocking& blocking, BlockEdges edges) {
+  if (edges == BlockEdges::Padded) return {BlockShape::Whole};
+  const bool row_edge = gemm.m % blocking.bm != 0, column_edge = gemm.n % blocking.bn != 0;
+  const bool whole_rows = gemm.m >= blocking.bm, whole_columns = gemm.n >= blocking.bn;
+  std::vector<BlockShape> shapes;
+  if (whole_rows && whole_columns) shapes.push_back(BlockShape::Whole);
+  if (row_edge && whole_columns) shapes.push_back(BlockShape::RowEdge);
+  if (column_edge && whole_rows) shapes.push_back(BlockShape::ColumnEdge);
+  if (row_edge && column_edge) shapes.push_back(BlockShape::Corner);
+  return shapes;
+}
+
+Problem blockProblemOf(const Problem& gemm, const GemmBlocking& blocking, BlockShape shape, BlockEdges edges) {
+  Problem block = blockProblemOf(gemm, blocking);
+  const std::int64_t last_row = blockCount(gemm.m, blocking.bm) - 1, last_column = blockCount(gemm.n, blocking.bn) - 1;
+  if (shape == BlockShape::RowEdge || shape == BlockShape::Corner)
+    block.m = blockExtent(gemm.m, blocking.bm, last_row, edges);
+  if (shape == BlockShape::ColumnEdge || shape == BlockShape::Corner)
+    block.n = blockExtent(gemm.n, blocking.bn, last_column, edges);
+  return block;
+}
+
+std::string edgeBlocksText(const Problem& gemm, const GemmBlocking& blocking, BlockEdges edges) {
+  std::vector<std::string> edge_blocks;
+  for (const BlockShape shape : blockShapesOf(gemm, blocking, edges)) {
+    if (shape == BlockShape::Whole) continue;
+    const Problem block = blockProblemOf(gemm, blocking, shape, edges);
+    edge_blocks.push_back(fmt::format("{}x{}", block.m, block.n));
+  }
+  return edge_blocks.empty() ? "" : fmt::format(", edge blocks {}", fmt::join(edge_blocks, ", "));
+}
+
 template <class Element, class CElement, class AElement>
 BlockedGemmOf<Element, CElement, AElement>::BlockedGemmOf(const Problem& problem, const GemmBlocking& blocking,
                                                 BLayout b_layout, BlockOrder order, BlockEdges edges,
@@ -104,6 +138,10 @@ BlockedGemmOf<Element, CElement, AElement>::BlockedGemmOf(const Problem& problem
                             toString(dtype), toString(c_dtype), problem.describe()));
   if (b_layout == BLayout::VnniPairs && blocking.bk % kVnniPairBf16 != 0)
     throw Error("bf16 blocked GEMM needs an even K block, not " + std::to_string(blocking.bk));
+  // Whole blocks hold bn columns: edge columns rounded up must stay within them.
+  if (b_layout == BLayout::VnniPairs && (b_edge_column_multiple < 1 || blocking.bn % b_edge_column_multiple != 0))
+    throw Error(fmt::format("bf16 blocked GEMM: column block {} is not a multiple of the edge's column multiple {}",
+                            blocking.bn, b_edge_column_multiple));
 }
 
 template <class Element, class CElement, class AElement>
@@ -120,35 +158,6 @@ void BlockedGemmOf<Element, CElement, AElement>::pack(const Element* a, const El
     packABlocked(wide.data(), problem_.m, problem_.k, blocking_, packed_a_, edges_);
   }
   packBBlockedAny(b, problem_.k, problem_.n, blocking_, b_layout_, edges_, b_edge_column_multiple_, packed_b_);
-}
-
-template <class Element, class CElement, class AElement>
-std::vector<BlockShape> BlockedGemmOf<Element, CElement, AElement>::blockShapes() const {
-  std::vector<BlockShape> shapes;
-  const bool whole_rows = mb_ > 1 || !row_edge_, whole_columns = nb_ > 1 || !column_edge_;
-  if (whole_rows && whole_columns) shapes.push_back(BlockShape::Whole);
-  if (row_edge_ && whole_columns) shapes.push_back(BlockShape::RowEdge);
-  if (column_edge_ && whole_rows) shapes.push_back(BlockShape::ColumnEdge);
-  if (row_edge_ && column_edge_) shapes.push_back(BlockShape::Corner);
-  return shapes;
-}
-
-template <class Element, class CElement, class AElement>
-Problem BlockedGemmOf<Element, CElement, AElement>::blockProblem(BlockShape shape) const {
-  Problem block = blockProblemOf(problem_, blocking_);
-  if (shape == BlockShape::RowEdge || shape == BlockShape::Corner)
-    block.m = blockExtent(problem_.m, blocking_.bm, mb_ - 1, edges_);
-  if (shape == BlockShape::ColumnEdge || shape == BlockShape::Corner)
-    block.n = blockExtent(problem_.n, blocking_.bn, nb_ - 1, edges_);
-  return block;
-}
-
-template <class Element, class CElement, class AElement>
-std::string BlockedGemmOf<Element, CElement, AElement>::edgeBlocksText() const {
-  std::vector<std::string> edges;
-  for (const BlockShape shape : blockShapes())
-    if (shape != BlockShape::Whole) edges.push_back(fmt::format("{}x{}", blockProblem(shape).m, blockProblem(shape).n));
-  return edges.empty() ? "" : fmt::format(", edge blocks {}", fmt::join(edges, ", "));
 }
 
 template <class Element, class CElement, class AElement>

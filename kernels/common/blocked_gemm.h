@@ -34,17 +34,26 @@ GemmBlocking chooseGemmBlocking(const Problem& problem, const GemmBlocking& pref
 GemmBlocking chooseBf16GemmBlocking(const Problem& problem, const GemmBlocking& preferred,
                                     std::int64_t m_multiple = 1, std::int64_t n_multiple = 1);
 
-// The BRGEMM each block call of `gemm` solves (K = bk, batch = K blocks).
+// The shapes of C blocks: whole, and with Exact edges those of the last block
+// row (RowEdge), of the last block column (ColumnEdge) and the block in both.
+enum class BlockShape { Whole, RowEdge, ColumnEdge, Corner };
+inline constexpr std::size_t kBlockShapes = std::size_t(BlockShape::Corner) + 1;
+
+// The shapes among `gemm`'s blocks, Whole first where it has whole blocks.
+std::vector<BlockShape> blockShapesOf(const Problem& gemm, const GemmBlocking& blocking, BlockEdges edges);
+
+// The BRGEMM each block call of `gemm` solves (K = bk, batch = K blocks): a
+// whole block's, or with Exact edges that of the blocks of `shape`.
 Problem blockProblemOf(const Problem& gemm, const GemmBlocking& blocking);
+Problem blockProblemOf(const Problem& gemm, const GemmBlocking& blocking, BlockShape shape, BlockEdges edges);
+
+// The edge blocks for a row's text, ", edge blocks 60x32, 64x13, 60x13";
+// empty where every block is whole.
+std::string edgeBlocksText(const Problem& gemm, const GemmBlocking& blocking, BlockEdges edges);
 
 // How B blocks are laid out: as the matrix ([bk][bn]), or in VNNI pairs
 // ([bk/2][bn][2]) for the bf16 dot-product instructions.
 enum class BLayout { Plain, VnniPairs };
-
-// The shapes of C blocks: whole, and with Exact edges those of the last block
-// row (RowEdge), of the last block column (ColumnEdge) and the block in both.
-enum class BlockShape { Whole, RowEdge, ColumnEdge, Corner };
-inline constexpr std::size_t kBlockShapes = 4;
 
 // The order of the block calls: M blocks outer, so that each A panel stays in
 // cache across the N blocks, or N blocks outer, so that each B panel does
@@ -92,7 +101,8 @@ class BlockedGemmOf {
   // CElement. With `threads` > 1 the C blocks, which are
   // independent, are shared out among that many OpenMP threads, each a
   // contiguous run of the block order (thread 0 the first), so that each
-  // thread keeps its A (or B) panels as the serial order would.
+  // thread keeps its A (or B) panels as the serial order would. An edge
+  // block counts as a whole one's turn (thread_split.h shares out blocks).
   template <class BlockKernel>
   void compute(BlockKernel&& block_kernel, int threads = 1) {
     const std::int64_t a_panel = kb_ * blocking_.bm * blocking_.bk;
@@ -118,13 +128,10 @@ class BlockedGemmOf {
   BlockOrder order() const { return order_; }
   BlockEdges edges() const { return edges_; }
   std::int64_t kBlocks() const { return kb_; }
-  // The shapes among this GEMM's blocks, Whole first where it has whole blocks.
-  std::vector<BlockShape> blockShapes() const;
+  std::vector<BlockShape> blockShapes() const { return blockShapesOf(problem_, blocking_, edges_); }
   // The BRGEMM the block calls of `shape` solve.
-  Problem blockProblem(BlockShape shape = BlockShape::Whole) const;
-  // The edge blocks for a row's packing text, ", edge blocks 60x32, 64x13, 60x13";
-  // empty where every block is whole.
-  std::string edgeBlocksText() const;
+  Problem blockProblem(BlockShape shape) const { return blockProblemOf(problem_, blocking_, shape, edges_); }
+  std::string edgeBlocksText() const { return nkbench::edgeBlocksText(problem_, blocking_, edges_); }
 
  private:
   BlockShape shapeOf(std::int64_t i, std::int64_t j) const {

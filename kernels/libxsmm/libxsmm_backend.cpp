@@ -184,7 +184,7 @@ class LibxsmmBackend final : public Backend {
     // An mlp's layers run as BRGEMMs over its blocks (libxsmm_mlp.h); bf16 needs the bf16 BRGEMM as GEMMs do.
     if (problem.kind == OpKind::Mlp) return libxsmm::mlpUnsupported(problem, target_.target);
     if (problem.kind == OpKind::Brgemm) return brgemmUnsupported(problem);
-    if (problem.dtype == DType::BF16) return libxsmm::bf16Unsupported(problem, target_.target.name);
+    if (problem.dtype == DType::BF16) return libxsmm::bf16Unsupported(problem, target_.target.name, config_.threads);
     Problem block = problem;  // a GEMM's block call
     const GemmBlocking blocking = gemmBlocking(problem);
     block.m = blocking.bm;

@@ -7,6 +7,7 @@
 #include <array>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "harness/core/error.h"
 #include "kernels/common/blocked_gemm.h"
@@ -45,10 +46,15 @@ GemmBlocking gemmBlocking(const Problem& problem, int threads = 1) {
                             [&](const GemmBlocking& block) { return chooseBf16GemmBlocking(problem, block); });
 }
 
-// The BRGEMM a problem runs as: itself with even K, or for gemm its block call.
-Problem kernelProblem(const Problem& problem) {
-  if (problem.kind == OpKind::Gemm) return blockProblemOf(problem, gemmBlocking(problem));
-  return withVnniK(problem);
+// The BRGEMMs a problem runs as: itself with even K, or for gemm its block
+// calls, one for each block shape (edge blocks at their own extent).
+std::vector<Problem> kernelProblems(const Problem& problem, int threads) {
+  if (problem.kind != OpKind::Gemm) return {withVnniK(problem)};
+  const GemmBlocking blocking = gemmBlocking(problem, threads);
+  std::vector<Problem> calls;
+  for (const BlockShape shape : blockShapesOf(problem, blocking, BlockEdges::Exact))
+    calls.push_back(blockProblemOf(problem, blocking, shape, BlockEdges::Exact));
+  return calls;
 }
 
 // Row-major C = sum_b A_b * B_b as libxsmm's column-major product (rowMajorBrgemmShape),
@@ -178,15 +184,17 @@ std::unique_ptr<Kernel> makeBf16KernelFor(const Problem& problem, const Operands
 
 }  // namespace
 
-std::optional<std::string> bf16Unsupported(const Problem& problem, const std::string& target) {
-  const Problem kernel = kernelProblem(problem);
-  const std::int64_t largest_stride = std::max(kernel.k * kernel.n, kernel.m * kernel.k);
-  const std::int64_t largest_stride_bytes = largest_stride * std::int64_t{sizeof(libxsmm_bfloat16)};
-  if (largest_stride_bytes > std::numeric_limits<libxsmm_blasint>::max())
-    return "libxsmm batch strides overflow its 32-bit integers for " + problem.describe();
-  // Dispatching is the only way to ask; the kernel is cached for prepare().
-  if (!canDispatch(kernel))
-    return fmt::format("libxsmm ({}) has no bf16 kernel for {}", target, problem.describe());
+std::optional<std::string> bf16Unsupported(const Problem& problem, const std::string& target, int threads) {
+  for (const Problem& kernel : kernelProblems(problem, threads)) {
+    const std::int64_t largest_stride = std::max(kernel.k * kernel.n, kernel.m * kernel.k);
+    const std::int64_t largest_stride_bytes = largest_stride * std::int64_t{sizeof(libxsmm_bfloat16)};
+    if (largest_stride_bytes > std::numeric_limits<libxsmm_blasint>::max())
+      return "libxsmm batch strides overflow its 32-bit integers for " + problem.describe();
+    // Dispatching is the only way to ask; the kernel is cached for prepare().
+    if (!canDispatch(kernel))
+      return fmt::format("libxsmm ({}) has no bf16 kernel for {}{}", target, problem.describe(),
+                         kernel.m == problem.m && kernel.n == problem.n ? "" : " (its block " + kernel.describe() + ")");
+  }
   return std::nullopt;
 }
 

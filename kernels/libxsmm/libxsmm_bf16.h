@@ -23,10 +23,11 @@ struct Target {
 // `level` as KernelInfo::isa_used spells it: empty without one.
 inline std::string isaUsed(std::optional<Isa> level) { return level ? std::string(toString(*level)) : ""; }
 
-// nullopt when libxsmm, at the process's target, dispatches the bf16 kernel that
-// `problem` needs (gemm: its block kernel); otherwise why not. Shape checks that
-// bf16 shares with f32 (batch 1 for gemm, threads, target) are the caller's.
-std::optional<std::string> bf16Unsupported(const Problem& problem, const std::string& target);
+// nullopt when libxsmm, at the process's target, dispatches the bf16 kernels that
+// `problem` needs (gemm: its block kernels on `threads` threads, edge blocks'
+// included); otherwise why not. Shape checks that bf16 shares with f32 (batch 1
+// for gemm, threads, target) are the caller's.
+std::optional<std::string> bf16Unsupported(const Problem& problem, const std::string& target, int threads = 1);
 
 // `threads`: a GEMM's C blocks are shared out among them (blocked_gemm.h).
 // `shared_b`: a BRGEMM row panel's share of the B its panels read.

@@ -41,7 +41,8 @@ GemmBlocking gemmBlockingFor(const Problem& gemm, const Schedule& schedule, cons
   const auto balanced = [&](const GemmBlocking& block) {
     GemmBlocking blocking = dot ? chooseBf16GemmBlocking(gemm, block, schedule.block_m, schedule.vector_lanes)
                                 : chooseGemmBlocking(gemm, block, schedule.block_m, schedule.vector_lanes);
-    // Whole vectors: the blocked GEMM pads B and C blocks with zeros, so its block kernel has no edge.
+    // Whole vectors: a whole block's VNNI B rows are its columns (vnniBColumns),
+    // and an edge block's, rounded up to whole vectors, stay within them.
     if (dot) blocking.bn = roundUp(blocking.bn, schedule.vector_lanes);
     return blocking;
   };
@@ -85,7 +86,11 @@ Problem kernelProblemFor(const Problem& problem, const Schedule& schedule, const
     if (!schedule.fused_epilogue) block.mlp = MlpLayers{};  // the epilogue runs as passes after the kernels
     return block;
   }
-  if (problem.kind == OpKind::Gemm) return blockProblemOf(problem, gemmBlockingFor(problem, schedule, caches, threads));
+  if (problem.kind == OpKind::Gemm) {
+    const GemmBlocking blocking = gemmBlockingFor(problem, schedule, caches, threads);
+    const BlockEdges edges = gemmBlockEdgesFor(schedule);
+    return blockProblemOf(problem, blocking, blockShapesOf(problem, blocking, edges).front(), edges);
+  }
   Problem pairs = problem;
   if (problem.m >= 1) pairs.m = brgemmPanels(problem, schedule, threads).front().rows;  // the first panel's
   if (schedule.nanokernel == NanokernelKind::AmxTile) {

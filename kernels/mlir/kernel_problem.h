@@ -43,8 +43,9 @@ BlockOrder gemmBlockOrderFor(const Schedule& schedule);
 MlpBlocking mlpBlockingFor(const Problem& mlp, const Schedule& schedule);
 
 // An mlp's kernel: its first layer's block, with the epilogue unless the
-// schedule runs it as separate passes. A GEMM's block kernel (whole AMX tiles
-// on the tile route, whole vectors of columns on the bf16 dot-product route);
+// schedule runs it as separate passes. A GEMM's first block kernel: a whole
+// block's (whole AMX tiles on the tile route, whole vectors of columns on the
+// bf16 dot-product route), or where none is whole, its first edge block's;
 // a BRGEMM with K padded to whole tile
 // steps on the tile route, or made even on the bf16 dot-product route;
 // otherwise the problem itself. `threads`: those a GEMM's blocks, or a

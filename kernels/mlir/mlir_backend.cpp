@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <map>
-#include <type_traits>
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "harness/core/error.h"
@@ -49,6 +49,14 @@ KernelInfo describe(const CompiledKernel& kernel, const Schedule& schedule, Isa 
   info.kernel_cache = mlir_backend::toString(kernel.cacheUse());
   info.nanokernel = kernel.evidence().summary;
   return info;
+}
+
+// The kernel cache's part in a row of several kernels: a hit only where every
+// kernel was one; otherwise the first kernel that was compiled says how.
+std::string kernelCacheUseOf(const std::vector<const CompiledKernel*>& kernels) {
+  for (const CompiledKernel* kernel : kernels)
+    if (kernel->cacheUse() != mlir_backend::KernelCacheUse::Hit) return mlir_backend::toString(kernel->cacheUse());
+  return mlir_backend::toString(mlir_backend::KernelCacheUse::Hit);
 }
 
 // A tile kernel's configuration, loaded on this thread unless it is loaded already.
@@ -182,11 +190,15 @@ template <class Gemm>
 class GemmKernel final : public Kernel {
  public:
   using ShapeKernels = std::array<std::shared_ptr<CompiledKernel>, kBlockShapes>;
-  GemmKernel(ShapeKernels compiled, Gemm gemm, Operands operands, KernelInfo info, int threads)
-      : compiled_(std::move(compiled)), calls_(compiled_[std::size_t(gemm.blockShapes().front())]),
-        gemm_(std::move(gemm)), operands_(operands), info_(std::move(info)), threads_(threads) {
+  // `first`: the shape whose kernel the row describes (and a tile kernel's calls load).
+  GemmKernel(ShapeKernels compiled, BlockShape first, Gemm gemm, Operands operands, KernelInfo info, int threads)
+      : compiled_(std::move(compiled)), calls_(compiled_[std::size_t(first)]), gemm_(std::move(gemm)),
+        operands_(operands), info_(std::move(info)), threads_(threads) {
     for (std::size_t shape = 0; shape < kBlockShapes; ++shape)
       if (compiled_[shape]) functions_[shape] = compiled_[shape]->function();
+    // One tile configuration serves all the block calls: a tile route's GEMM pads its edges.
+    if (calls_.compiled().tileCalls() && gemm_.blockShapes().size() != 1)
+      throw Error("mlir: a tile kernel's GEMM must run whole blocks only");
   }
   void pack() override {
     gemm_.pack(operands_.aAs<typename Gemm::Input>(), operands_.bAs<typename Gemm::Input>());
@@ -389,13 +401,12 @@ class MlirBackend final : public Backend {
     const GemmBlocking blocking = mlir_backend::gemmBlockingFor(problem, schedule, caches_, config_.threads);
     const BlockOrder order = mlir_backend::gemmBlockOrderFor(schedule);
     const BlockEdges edges = mlir_backend::gemmBlockEdgesFor(schedule);
-    const std::int64_t b_edge_columns = mlir_backend::vnniBColumnMultiple(schedule);
-    if (problem.dtype == DType::F32)
-      return makeGemmKernel(BlockedGemm(problem, blocking, BLayout::Plain, order, edges), route, operands);
+    const std::int64_t b_edge_column_multiple = mlir_backend::vnniBColumnMultiple(schedule);
     const BLayout b_layout = schedule.bInVnniPairs() ? BLayout::VnniPairs : BLayout::Plain;
     const auto blocked = [&]<class Gemm>(std::type_identity<Gemm>) {
-      return makeGemmKernel(Gemm(problem, blocking, b_layout, order, edges, b_edge_columns), route, operands);
+      return makeGemmKernel(Gemm(problem, blocking, b_layout, order, edges, b_edge_column_multiple), route, operands);
     };
+    if (problem.dtype == DType::F32) return blocked(std::type_identity<BlockedGemm>{});
     if (schedule.nanokernel == NanokernelKind::Bf16F32AFma) {
       if (bf16_c) return blocked(std::type_identity<Bf16BlockedGemmF32ABf16C>{});
       return blocked(std::type_identity<Bf16BlockedGemmF32A>{});
@@ -471,6 +482,9 @@ class MlirBackend final : public Backend {
       layers.push_back(compileCached(block, route.schedule));
     }
     KernelInfo info = describeKernel(*layers.front(), route, first.c_dtype);
+    std::vector<const CompiledKernel*> compiled;
+    for (const auto& layer : layers) compiled.push_back(layer.get());
+    info.kernel_cache = kernelCacheUseOf(compiled);
     const MlpBlocking& b = mlp.blocking();
     const std::string epilogue = !first.hasEpilogue() ? ""
                                  : separate ? ", " + first.mlp.epilogueText() + " as passes over each layer's output"
@@ -529,9 +543,13 @@ class MlirBackend final : public Backend {
   std::unique_ptr<Kernel> makeGemmKernel(Gemm gemm, const RouteChoice& route, const Operands& operands) {
     const std::vector<BlockShape> shapes = gemm.blockShapes();
     typename GemmKernel<Gemm>::ShapeKernels kernels;
-    for (const BlockShape shape : shapes) kernels[std::size_t(shape)] = compileCached(gemm.blockProblem(shape), route.schedule);
+    for (const BlockShape shape : shapes)
+      kernels[std::size_t(shape)] = compileCached(gemm.blockProblem(shape), route.schedule);
     const Problem first = gemm.blockProblem(shapes.front());
     KernelInfo info = describeKernel(*kernels[std::size_t(shapes.front())], route, first.c_dtype);
+    std::vector<const CompiledKernel*> compiled;
+    for (const BlockShape shape : shapes) compiled.push_back(kernels[std::size_t(shape)].get());
+    info.kernel_cache = kernelCacheUseOf(compiled);
     const GemmBlocking& b = gemm.blocking();
     info.packing = route.schedule.bInVnniPairs()
                        ? fmt::format("A -> {0}x{2} blocks, B -> {2}x{1} VNNI blocks, brgemm batch {3}", b.bm, b.bn,
@@ -539,8 +557,8 @@ class MlirBackend final : public Backend {
                        : fmt::format("A,B -> {}x{}x{} blocks, brgemm batch {}", b.bm, b.bn, b.bk, gemm.kBlocks());
     if (route.schedule.nanokernel == NanokernelKind::Bf16F32AFma) info.packing.insert(0, "A -> f32, ");
     info.packing += gemm.edgeBlocksText();
-    return std::make_unique<GemmKernel<Gemm>>(std::move(kernels), std::move(gemm), operands, std::move(info),
-                                              config_.threads);
+    return std::make_unique<GemmKernel<Gemm>>(std::move(kernels), shapes.front(), std::move(gemm), operands,
+                                              std::move(info), config_.threads);
   }
 
   // Kernels are cached per run: GEMM cases share their block kernels.

@@ -26,11 +26,14 @@ struct EdgeRoute {
   const char* nanokernel;  // the kind the `nanokernel` evidence starts with
 };
 
-// 203 x 157 x 91: 4 row blocks and 5 column blocks, both with an edge, and odd K.
-Problem raggedGemm(const EdgeRoute& route) {
-  Problem problem = test::gemm(203, 157, 91);
-  if (route.dtype == DType::BF16) problem = test::asBf16(problem, route.c_dtype);
-  return problem;
+// 4 row blocks and 5 column blocks, both with an edge, and odd K; N = 141
+// leaves the dot product's blocks of 32 an edge of 13 columns, whose VNNI B
+// rows are one whole vector of 16, narrower than the block.
+std::vector<Problem> raggedGemms(const EdgeRoute& route) {
+  std::vector<Problem> problems = {test::gemm(203, 157, 91), test::gemm(203, 141, 91)};
+  if (route.dtype == DType::BF16)
+    for (Problem& problem : problems) problem = test::asBf16(problem, route.c_dtype);
+  return problems;
 }
 
 TEST(GemmEdges, EdgeBlocksRunKernelsOfTheirOwnOnEveryVectorRoute) {
@@ -46,17 +49,21 @@ TEST(GemmEdges, EdgeBlocksRunKernelsOfTheirOwnOnEveryVectorRoute) {
   int ran = 0;
   for (const EdgeRoute& route : routes) {
     if (!detectCpuFeatures().has(route.isa)) continue;
-    BackendConfig config = test::hostConfig(route.isa);
-    config.mlir_schedule = route.schedule;
-    const std::unique_ptr<Backend> backend = makeMlirBackend(config);
-    const Problem problem = raggedGemm(route);
-    SCOPED_TRACE(fmt::format("--isa {} {}", toString(route.isa), problem.describe()));
-    ASSERT_EQ(backend->unsupportedReason(problem), std::nullopt);
-    const test::RunOutcome outcome = test::runAgainstReference(*backend, problem);
-    EXPECT_EQ(outcome.verification.status, VerifyStatus::Passed) << outcome.verification.detail;
-    EXPECT_NE(outcome.info.packing.find(", edge blocks "), std::string::npos) << outcome.info.packing;
-    EXPECT_EQ(outcome.info.nanokernel.rfind(route.nanokernel, 0), 0u) << outcome.info.nanokernel;
-    ++ran;
+    // On two threads too: the blocks, edges among them, are shared out.
+    for (const int threads : {1, 2}) {
+      BackendConfig config = test::hostConfig(route.isa, threads);
+      config.mlir_schedule = route.schedule;
+      const std::unique_ptr<Backend> backend = makeMlirBackend(config);
+      for (const Problem& problem : raggedGemms(route)) {
+        SCOPED_TRACE(fmt::format("--isa {} --threads {} {}", toString(route.isa), threads, problem.describe()));
+        ASSERT_EQ(backend->unsupportedReason(problem), std::nullopt);
+        const test::RunOutcome outcome = test::runAgainstReference(*backend, problem);
+        EXPECT_EQ(outcome.verification.status, VerifyStatus::Passed) << outcome.verification.detail;
+        EXPECT_NE(outcome.info.packing.find(", edge blocks "), std::string::npos) << outcome.info.packing;
+        EXPECT_EQ(outcome.info.nanokernel.rfind(route.nanokernel, 0), 0u) << outcome.info.nanokernel;
+        ++ran;
+      }
+    }
   }
   EXPECT_GT(ran, 0);
 }

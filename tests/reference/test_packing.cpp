@@ -73,28 +73,34 @@ TEST_P(PackingShapes, ExactEdgesStoreTheLastPanelsAtTheirOwnExtent) {
   const auto [rows, cols, block_rows, block_cols] = GetParam();
   const FloatBuffer matrix = iota(rows * cols);
   const std::int64_t row_blocks = blockCount(rows, block_rows), col_blocks = blockCount(cols, block_cols);
-  FloatBuffer a_packed, b_packed;
   // As A: rows are M, cols K (padded); as B: rows are K (padded), cols N.
-  packABlocked(matrix.data(), rows, cols, GemmBlocking{block_rows, 64, block_cols}, a_packed, BlockEdges::Exact);
-  packBBlocked(matrix.data(), rows, cols, GemmBlocking{64, block_cols, block_rows}, b_packed, BlockEdges::Exact);
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < cols; ++j) {
-      const std::int64_t a_rows = std::min(block_rows, rows - i / block_rows * block_rows);
-      const std::int64_t a_index = (i / block_rows) * col_blocks * block_rows * block_cols +
-                                   (j / block_cols) * a_rows * block_cols + (i % block_rows) * block_cols +
-                                   j % block_cols;
-      ASSERT_EQ(a_packed[std::size_t(a_index)], matrix[std::size_t(i * cols + j)]) << "A " << i << "," << j;
-      const std::int64_t b_cols = std::min(block_cols, cols - j / block_cols * block_cols);
-      const std::int64_t b_index = (j / block_cols) * row_blocks * block_rows * block_cols +
-                                   (i / block_rows) * block_rows * b_cols + (i % block_rows) * b_cols +
-                                   j % block_cols;
-      ASSERT_EQ(b_packed[std::size_t(b_index)], matrix[std::size_t(i * cols + j)]) << "B " << i << "," << j;
+  const GemmBlocking a_blocking{block_rows, 64, block_cols}, b_blocking{64, block_cols, block_rows};
+  // Stale contents from an earlier pack must not survive in the stored tiles.
+  const FloatBuffer stale(matrix.size(), 7.0f);
+  FloatBuffer a_packed, b_packed;
+  packABlocked(stale.data(), rows, cols, a_blocking, a_packed, BlockEdges::Exact);
+  packBBlocked(stale.data(), rows, cols, b_blocking, b_packed, BlockEdges::Exact);
+  packABlocked(matrix.data(), rows, cols, a_blocking, a_packed, BlockEdges::Exact);
+  packBBlocked(matrix.data(), rows, cols, b_blocking, b_packed, BlockEdges::Exact);
+  // Every stored element, K's padding included: the matrix's value, or zero.
+  for (std::int64_t i = 0; i < row_blocks * block_rows; ++i)
+    for (std::int64_t j = 0; j < col_blocks * block_cols; ++j) {
+      const float expected = i < rows && j < cols ? matrix[std::size_t(i * cols + j)] : 0.0f;
+      if (i < rows) {  // A: the edge panel's tiles are a_rows high, back to back
+        const std::int64_t a_rows = std::min(block_rows, rows - i / block_rows * block_rows);
+        const std::int64_t a_index = (i / block_rows) * col_blocks * block_rows * block_cols +
+                                     (j / block_cols) * a_rows * block_cols + (i % block_rows) * block_cols +
+                                     j % block_cols;
+        ASSERT_EQ(a_packed[std::size_t(a_index)], expected) << "A " << i << "," << j;
+      }
+      if (j < cols) {  // B: the edge panel's tiles are b_cols wide, back to back
+        const std::int64_t b_cols = std::min(block_cols, cols - j / block_cols * block_cols);
+        const std::int64_t b_index = (j / block_cols) * row_blocks * block_rows * block_cols +
+                                     (i / block_rows) * block_rows * b_cols + (i % block_rows) * b_cols +
+                                     j % block_cols;
+        ASSERT_EQ(b_packed[std::size_t(b_index)], expected) << "B " << i << "," << j;
+      }
     }
-  // K stays padded: the first panel's last K tile ends its first row in zeros.
-  if (cols % block_cols != 0) {
-    const std::int64_t first_panel_rows = std::min(block_rows, rows);
-    EXPECT_EQ(a_packed[std::size_t((col_blocks - 1) * first_panel_rows * block_cols + block_cols - 1)], 0.0f);
-  }
   const GemmBlocking blocking{block_rows, block_cols, 64};
   FloatBuffer c_blocked(std::size_t(row_blocks * col_blocks * block_rows * block_cols), 0.0f);
   for (std::int64_t i = 0; i < rows; ++i)

@@ -91,7 +91,22 @@ Problem blockKernelOf(const Problem& p, const Schedule& schedule, const CacheSiz
 double estimatedCycles(const Problem& p, const Schedule& schedule, const CacheSizes& caches) {
   if (p.kind == OpKind::Brgemm) return brgemmCycles(p, schedule, caches);
   const Problem brgemm = blockKernelOf(p, schedule, caches);
-  return double(ceilDiv(p.m, brgemm.m) * ceilDiv(p.n, brgemm.n)) * brgemmCycles(brgemm, schedule, caches);
+  if (schedule.nanokernel == NanokernelKind::AmxTile)  // edge blocks padded to whole ones
+    return double(ceilDiv(p.m, brgemm.m) * ceilDiv(p.n, brgemm.n)) * brgemmCycles(brgemm, schedule, caches);
+  // Whole blocks, and the edge blocks' kernels of their own extent.
+  const auto cycles = [&](std::int64_t rows, std::int64_t columns) {
+    Problem block = brgemm;
+    block.m = rows;
+    block.n = columns;
+    return brgemmCycles(block, schedule, caches);
+  };
+  const std::int64_t whole_m = p.m / brgemm.m, rest_m = p.m % brgemm.m;
+  const std::int64_t whole_n = p.n / brgemm.n, rest_n = p.n % brgemm.n;
+  double total = double(whole_m * whole_n) * cycles(brgemm.m, brgemm.n);
+  if (rest_m > 0) total += double(whole_n) * cycles(rest_m, brgemm.n);
+  if (rest_n > 0) total += double(whole_m) * cycles(brgemm.m, rest_n);
+  if (rest_m > 0 && rest_n > 0) total += cycles(rest_m, rest_n);
+  return total;
 }
 
 std::vector<std::string> registerBlockCandidates(Isa isa, const std::vector<Problem>& problems,

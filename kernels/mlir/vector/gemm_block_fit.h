@@ -19,9 +19,10 @@ namespace nkbench::mlir_backend {
 // block the schedule names (`:gemm=`) and the tile route's are as they are.
 GemmBlocking fittedGemmBlock(const Problem& gemm, const Schedule& schedule, const CacheSizes& caches);
 
-// The blocked GEMM pads each block to the block's width, so an N that leaves
-// a narrow last block computes the rest of that block on zeros (N = 100 in
-// blocks of 32: 128 columns). The column block, from `width` up to four times
+// An N that leaves a narrow last block pads it: its kernel computes, or on the
+// tile route the padded block does, the rest of its vectors on zeros, and it
+// reads its A panel again for few columns (N = 100 in blocks of 32: 128
+// columns, the last block 4 of them). The column block, from `width` up to four times
 // it, that pads N least while the panels of `rows` rows still fit as above:
 // whole register blocks wide (other widths add a narrow register panel to
 // every block: AVX2 f32 256x520x256 in blocks of 40, 0.95 -> 0.89x
