@@ -80,6 +80,21 @@ TEST(TuningCandidates, TheCostModelPrefersFullBlocksToStarvedOnes) {
   EXPECT_NEAR(full, 16 * 512 * 8.0 + 16 * 32, 1.0);
 }
 
+// A GEMM's edge blocks run kernels of their own extent: one row past two
+// blocks of 64 costs that row's kernel, not a third block of zeros (1.5x);
+// on the tile route the edge is padded to a whole block.
+TEST(TuningCandidates, TheCostModelCountsEdgeBlocksAtTheirOwnExtent) {
+  const Schedule& f32 = selectSchedule(Isa::Avx512, DType::F32);
+  const double whole = estimatedCycles(gemm(128, 64, 64), f32, kCaches);
+  const double edge = estimatedCycles(gemm(129, 64, 64), f32, kCaches);
+  EXPECT_GT(edge, whole);
+  EXPECT_LT(edge, 1.3 * whole);
+  Problem tiles = gemm(128, 64, 64), tiles_edge = gemm(129, 64, 64);
+  tiles.dtype = tiles_edge.dtype = DType::BF16;
+  const Schedule& amx = selectSchedule(Isa::Amx, DType::BF16);
+  EXPECT_GE(estimatedCycles(tiles_edge, amx, kCaches), 1.5 * estimatedCycles(tiles, amx, kCaches));
+}
+
 TEST(TuningCandidates, GemmBlocksAroundTheLeaderInWholeRegisterBlocks) {
   const std::vector<std::string> names = gemmBlockCandidates("avx512.f32.12x32", gemm(256, 1024, 1024), kCaches);
   ASSERT_GE(names.size(), 4u);
