@@ -344,9 +344,9 @@ TEST(RegisterBlockPlan, SaysWhetherAChunkStaysInL2) {
   EXPECT_FALSE(masked.chunk_fits_l2);
 }
 
-// A short K loop is unrolled whole, unless a band repeats its block along N
-// with no batch entry loop between, where A's broadcasts of the whole K would
-// be hoisted out of the blocks' loop past the registers.
+// A short K loop is unrolled whole, unless a band has more than one block
+// along N with no batch entry loop between, where A's broadcasts of the whole
+// K would be hoisted out of the blocks past the registers.
 TEST(RegisterBlockPlan, ShortKLoopsUnrollWholeWhereTheBroadcastsFit) {
   const Schedule& s = selectSchedule(Isa::Avx512, DType::F32);
   EXPECT_EQ(planRegisterBlocks(brgemm(8, 32, 8, 1), s).k_unroll, 8);  // one block
@@ -372,6 +372,13 @@ TEST(RegisterBlockPlan, ShortKLoopsUnrollWholeWhereTheBroadcastsFit) {
   Problem p = brgemm(13, 187, 16, 1);
   p.dtype = DType::BF16;
   EXPECT_EQ(planRegisterBlocks(p, bf16).k_unroll, 2);  // 13 x 8 pairs hoisted
+  // A band's blocks in different panels share the broadcasts too: 19 x 49 in
+  // bands of 10 and 9 rows, blocks of 32 and 17 columns, 10 x 8 hoisted.
+  const RegisterBlockPlan panels = planRegisterBlocks(brgemm(19, 49, 8, 1), s, caches);
+  ASSERT_EQ(panels.bands.front().panels.size(), 2u);
+  ASSERT_EQ(panels.bands.front().panels[0].size, panels.bands.front().panels[0].cols);  // one block each
+  EXPECT_EQ(panels.k_unroll, 2);
+  EXPECT_EQ(planRegisterBlocks(brgemm(19, 32, 8, 1), s, caches).k_unroll, 8);  // one panel of one block
   // 2 or 3 steps stay a loop of one step: unrolled by 2, no loop would be left.
   EXPECT_EQ(planRegisterBlocks(brgemm(8, 256, 3, 1), s, caches).k_unroll, 1);
   p.k = 4;
