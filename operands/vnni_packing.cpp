@@ -32,10 +32,7 @@ void checkPackedSize(std::string_view what, const VnniBuffer<T>& packed, std::in
 // The columns block column `j` of B's VNNI blocks is stored with.
 std::int64_t vnniBlockColumns(std::int64_t n, const GemmBlocking& blocking, std::int64_t j, BlockEdges edges,
                               std::int64_t edge_column_multiple) {
-  // Rounded up, an edge's columns stay within the whole block's.
-  if (edge_column_multiple < 1 || blocking.bn % edge_column_multiple != 0)
-    throw Error(fmt::format("VNNI blocks: column block {} is not a multiple of the edge column multiple {}",
-                            blocking.bn, edge_column_multiple));
+  checkVnniEdgeColumnMultiple(blocking, edge_column_multiple);
   const std::int64_t columns = blockExtent(n, blocking.bn, j, edges);
   return blockCount(columns, edge_column_multiple) * edge_column_multiple;
 }
@@ -76,6 +73,12 @@ void unpackVnniTile(const T* tile, std::int64_t tile_rows, std::int64_t tile_col
 }
 
 }  // namespace
+
+void checkVnniEdgeColumnMultiple(const GemmBlocking& blocking, std::int64_t edge_column_multiple) {
+  if (edge_column_multiple < 1 || blocking.bn % edge_column_multiple != 0)
+    throw Error(fmt::format("VNNI blocks: column block {} is not a multiple of the edge column multiple {}",
+                            blocking.bn, edge_column_multiple));
+}
 
 template <VnniElement T>
 void packBVnni(const T* b, std::int64_t k, std::int64_t n, VnniBuffer<T>& packed) {

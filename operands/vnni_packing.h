@@ -65,6 +65,10 @@ void packBBlockedVnni(const T* b, std::int64_t k, std::int64_t n, const GemmBloc
                       VnniBuffer<T>& packed, BlockEdges edges = BlockEdges::Padded,
                       std::int64_t edge_column_multiple = 1);
 
+// Throws Error unless `edge_column_multiple` is positive and divides the
+// column block: rounded up to it, an edge's columns stay within a whole block's.
+void checkVnniEdgeColumnMultiple(const GemmBlocking& blocking, std::int64_t edge_column_multiple);
+
 // Inverses: back to row-major K x N (batch x K x N), dropping the padding.
 // Throw Error when `packed` does not hold exactly the packed size.
 template <VnniElement T>

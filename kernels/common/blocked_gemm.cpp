@@ -138,10 +138,8 @@ BlockedGemmOf<Element, CElement, AElement>::BlockedGemmOf(const Problem& problem
                             toString(dtype), toString(c_dtype), problem.describe()));
   if (b_layout == BLayout::VnniPairs && blocking.bk % kVnniPairBf16 != 0)
     throw Error("bf16 blocked GEMM needs an even K block, not " + std::to_string(blocking.bk));
-  // Whole blocks hold bn columns: edge columns rounded up must stay within them.
-  if (b_layout == BLayout::VnniPairs && (b_edge_column_multiple < 1 || blocking.bn % b_edge_column_multiple != 0))
-    throw Error(fmt::format("bf16 blocked GEMM: column block {} is not a multiple of the edge's column multiple {}",
-                            blocking.bn, b_edge_column_multiple));
+  // At construction, not first at packing: the row's error comes with prepare().
+  if (b_layout == BLayout::VnniPairs) checkVnniEdgeColumnMultiple(blocking, b_edge_column_multiple);
 }
 
 template <class Element, class CElement, class AElement>

@@ -112,10 +112,8 @@ std::int64_t widestBlockVectors(const std::vector<ColumnPanel>& panels, const Re
 std::int64_t balancedBandRows(std::int64_t block_m, std::int64_t registers, const std::vector<ColumnPanel>& panels,
                               const RegisterBlockPlan& plan) {
   const std::int64_t widest = widestBlockVectors(panels, plan);
-  const bool masked = std::any_of(panels.begin(), panels.end(), [&](const ColumnPanel& panel) {
-    const std::vector<BlockPiece> pieces = plan.pieces(panel);
-    return std::any_of(pieces.begin(), pieces.end(), [](const BlockPiece& piece) { return piece.masked; });
-  });
+  const bool masked = std::any_of(panels.begin(), panels.end(),
+                                  [&](const ColumnPanel& panel) { return plan.hasMaskedPiece(panel); });
   const std::int64_t spare = plan.nanokernel == NanokernelKind::Fma && masked && widest > 1 ? 2 : 0;
   return std::max(block_m, (registers - widest - 1 - spare) / widest);
 }
@@ -296,11 +294,15 @@ std::int64_t RegisterBlockPlan::kStepCopies() const {
   return factor + (k_steps % factor != 0 ? 1 : 0);  // the remainder stays a loop of one copy
 }
 
+bool RegisterBlockPlan::hasMaskedPiece(const ColumnPanel& panel) const {
+  const std::vector<BlockPiece> panel_pieces = pieces(panel);
+  return std::any_of(panel_pieces.begin(), panel_pieces.end(), [](const BlockPiece& piece) { return piece.masked; });
+}
+
 bool RegisterBlockPlan::hasMaskedEdges() const {
   for (const RowBand& row_band : bands)
     for (const ColumnPanel& panel : row_band.panels)
-      for (const BlockPiece& piece : pieces(panel))
-        if (piece.masked) return true;
+      if (hasMaskedPiece(panel)) return true;
   return false;
 }
 

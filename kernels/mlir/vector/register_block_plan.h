@@ -108,6 +108,8 @@ struct RegisterBlockPlan {
   std::vector<BlockPiece> pieces(const ColumnPanel& panel) const;
   // Vector accumulators per row of one block of `panel`.
   std::int64_t blockVectors(const ColumnPanel& panel) const;
+  // Whether a block of `panel` ends in a masked vector; any block of the plan.
+  bool hasMaskedPiece(const ColumnPanel& panel) const;
   bool hasMaskedEdges() const;
 };
 
